@@ -1,0 +1,3 @@
+import { createHash } from "node:crypto";
+
+export const hashApiKey = (key: string) => createHash("sha256").update(key).digest("hex");

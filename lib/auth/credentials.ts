@@ -1,0 +1,86 @@
+import { and, eq } from "drizzle-orm";
+import { apiKeys } from "@/models/api-keys";
+import { members, namespaces } from "@/models/namespaces";
+import { users } from "@/models/users";
+import type { Executor } from "../db";
+import { forbidden, notFound, unauthorized } from "../errors";
+import { hashApiKey } from "./api-key-hash";
+import { verifyUserToken } from "./jwt";
+import { lowerRole, type MemberRole } from "./roles";
+
+export type Caller =
+  | { kind: "user"; userId: string; tokenTenant: string }
+  | { kind: "apikey"; tenantId: string; role: MemberRole; createdBy: string };
+
+declare const scopeBrand: unique symbol;
+/** A namespace and the caller's current role in it; only built from a verified credential. */
+export type Scope = Readonly<{ tenantId: string; role: MemberRole; actorId: string; via: "jwt" | "apikey" }> & {
+  readonly [scopeBrand]: true;
+};
+
+const makeScope = (fields: Omit<Scope, typeof scopeBrand>) => fields as Scope;
+
+/** Identifies the caller from `X-API-KEY` (which wins) or `Authorization: Bearer`. */
+export async function resolveCaller(db: Executor, headers: Headers): Promise<Caller | undefined> {
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null) return authenticateApiKey(db, apiKey.trim());
+  const authorization = headers.get("authorization");
+  if (authorization === null) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+  if (!match?.[1]) throw unauthorized("malformed Authorization header: expected 'Bearer <token>'");
+  const claims = await verifyUserToken(match[1]);
+  if (!claims) throw unauthorized("invalid or expired token");
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, claims.sub));
+  if (!user) throw unauthorized("the token's user no longer exists");
+  return { kind: "user", userId: user.id, tokenTenant: claims.tenant };
+}
+
+async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {
+  if (key === "") throw unauthorized("empty X-API-KEY header");
+  const [row] = await db
+    .select({
+      tenantId: apiKeys.tenantId,
+      role: apiKeys.role,
+      createdBy: apiKeys.createdBy,
+      expiresIn: apiKeys.expiresIn,
+      creatorRole: members.role,
+    })
+    .from(apiKeys)
+    .leftJoin(members, and(eq(members.tenantId, apiKeys.tenantId), eq(members.userId, apiKeys.createdBy)))
+    .where(eq(apiKeys.keyHash, hashApiKey(key)));
+  if (!row) throw unauthorized("invalid API key");
+  if (row.expiresIn !== -1 && row.expiresIn * 1000 <= Date.now()) throw unauthorized("the API key has expired");
+  if (!row.creatorRole) throw unauthorized("the API key's creator is no longer a member of its namespace");
+  // A key never acts above its creator's current role.
+  return {
+    kind: "apikey",
+    tenantId: row.tenantId,
+    role: lowerRole(row.role, row.creatorRole),
+    createdBy: row.createdBy,
+  };
+}
+
+/**
+ * The namespace the caller acts in and their role there, read from the database on every
+ * request. `pathTenant` is the namespace named by the URL, if any: not being its member is a 404.
+ */
+export async function resolveScope(db: Executor, caller: Caller, pathTenant?: string): Promise<Scope> {
+  if (caller.kind === "apikey") {
+    if (pathTenant !== undefined && pathTenant !== caller.tenantId) throw notFound("namespace");
+    return makeScope({ tenantId: caller.tenantId, role: caller.role, actorId: caller.createdBy, via: "apikey" });
+  }
+  const tenantId = pathTenant ?? caller.tokenTenant;
+  if (!tenantId) throw forbidden("no namespace selected: create one, or switch with GET /api/token/{tenant}");
+  const [row] = await db
+    .select({ role: members.role })
+    .from(members)
+    .where(and(eq(members.tenantId, tenantId), eq(members.userId, caller.userId)));
+  if (row) return makeScope({ tenantId, role: row.role, actorId: caller.userId, via: "jwt" });
+  if (pathTenant !== undefined) throw notFound("namespace");
+  const [namespace] = await db
+    .select({ tenantId: namespaces.tenantId })
+    .from(namespaces)
+    .where(eq(namespaces.tenantId, tenantId));
+  if (!namespace) throw unauthorized("the token's namespace no longer exists");
+  throw forbidden("you are no longer a member of this namespace");
+}

@@ -1,0 +1,17 @@
+import { timingSafeEqual } from "node:crypto";
+import { getConfig } from "../config";
+import { loadOrCreateSecret } from "../secrets";
+
+export const internalSecretHeader = "x-internal-secret";
+
+/** The secret shared by the server and local tools (admin CLI), kept in DATA_DIR. */
+export function internalSecret(): string {
+  return loadOrCreateSecret(getConfig().DATA_DIR, "internal.secret");
+}
+
+export function isInternalSecret(candidate: string | null): boolean {
+  if (!candidate) return false;
+  const expected = Buffer.from(internalSecret());
+  const given = Buffer.from(candidate);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

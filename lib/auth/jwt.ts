@@ -1,0 +1,38 @@
+import { jwtVerify, SignJWT } from "jose";
+import { getConfig } from "../config";
+import { loadOrCreateSecret } from "../secrets";
+
+const algorithm = "HS256";
+const store = globalThis as typeof globalThis & { __dasJwtKey?: Uint8Array };
+
+function key(): Uint8Array {
+  if (!store.__dasJwtKey) {
+    const config = getConfig();
+    const secret = config.JWT_SECRET ?? loadOrCreateSecret(config.DATA_DIR, "jwt.key");
+    store.__dasJwtKey = new TextEncoder().encode(secret);
+  }
+  return store.__dasJwtKey;
+}
+
+export type UserClaims = { sub: string; tenant: string };
+
+export async function signUserToken(claims: UserClaims): Promise<string> {
+  return new SignJWT({ tenant: claims.tenant, typ: "user" })
+    .setProtectedHeader({ alg: algorithm })
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + getConfig().JWT_TTL_SECONDS)
+    .sign(key());
+}
+
+/** Verifies signature (HS256 only), expiry and shape; undefined for anything else. */
+export async function verifyUserToken(token: string): Promise<UserClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, key(), { algorithms: [algorithm], requiredClaims: ["exp", "sub"] });
+    if (payload.typ !== "user" || typeof payload.sub !== "string" || typeof payload.tenant !== "string")
+      return undefined;
+    return { sub: payload.sub, tenant: payload.tenant };
+  } catch {
+    return undefined;
+  }
+}

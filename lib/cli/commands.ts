@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { memberRoles } from "@/models/namespaces";
+import type { Executor } from "../db";
+import { ApiError, FieldConflictError, ValidationError } from "../errors";
+import { tenantId } from "../schemas/common";
+import { namespaceName } from "../schemas/namespaces";
+import { email, password, username } from "../schemas/users";
+import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
+import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
+import { createUser, findUserByIdentifier, unscopedDeleteUser, unscopedSetPassword } from "../services/users";
+
+export type CommandResult = { code: number; output: string };
+
+export const usage = `Usage: npm run cli -- COMMAND
+
+  user create USERNAME PASSWORD EMAIL        create a user (confirmed)
+  user delete USERNAME                       delete a user and the namespaces they own
+  user password USERNAME PASSWORD            set a user's password
+  namespace create NAME OWNER [TENANT_ID]    create a namespace owned by user OWNER
+  namespace delete NAME                      delete a namespace with its devices, keys and sessions
+  namespace member add USERNAME NAMESPACE ROLE
+                                             add a member (administrator, operator or observer)
+  namespace member remove USERNAME NAMESPACE remove a member
+`;
+
+class UsageError extends Error {}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`invalid ${what}: ${result.error.issues[0]?.message}`);
+  return result.data;
+}
+
+async function requireUser(db: Executor, name: string) {
+  const user = await findUserByIdentifier(db, name.toLowerCase());
+  if (!user) throw new ApiError(404, `user '${name}' not found`);
+  return user;
+}
+
+type Handler = (db: Executor, args: string[]) => Promise<string>;
+
+/** Each command: its words, its argument count (min, max) and what it does. */
+const commands: { words: string[]; arity: [number, number]; run: Handler }[] = [
+  {
+    words: ["user", "create"],
+    arity: [3, 3],
+    run: async (db, [name = "", secret = "", address = ""]) => {
+      const login = parse(username, name, "username");
+      const user = await createUser(db, {
+        username: login,
+        password: parse(password, secret, "password"),
+        email: parse(email, address, "e-mail"),
+        name: login.slice(0, 20),
+      });
+      return `user '${user.username}' created (id ${user.id})`;
+    },
+  },
+  {
+    words: ["user", "delete"],
+    arity: [1, 1],
+    run: async (db, [name = ""]) => {
+      await unscopedDeleteUser(db, name.toLowerCase());
+      return `user '${name.toLowerCase()}' deleted`;
+    },
+  },
+  {
+    words: ["user", "password"],
+    arity: [2, 2],
+    run: async (db, [name = "", secret = ""]) => {
+      await unscopedSetPassword(db, name.toLowerCase(), parse(password, secret, "password"));
+      return `password of '${name.toLowerCase()}' changed`;
+    },
+  },
+  {
+    words: ["namespace", "create"],
+    arity: [2, 3],
+    run: async (db, [name = "", owner = "", tenant]) => {
+      const user = await requireUser(db, owner);
+      const namespace = await createNamespace(db, user.id, {
+        name: parse(namespaceName, name, "namespace name"),
+        tenantId: tenant === undefined ? undefined : parse(tenantId, tenant, "tenant id"),
+      });
+      return `namespace '${namespace?.name}' created (tenant id ${namespace?.tenant_id})`;
+    },
+  },
+  {
+    words: ["namespace", "delete"],
+    arity: [1, 1],
+    run: async (db, [name = ""]) => {
+      await unscopedDeleteNamespace(db, name);
+      return `namespace '${name}' deleted`;
+    },
+  },
+  {
+    words: ["namespace", "member", "add"],
+    arity: [3, 3],
+    run: async (db, [name = "", namespaceName = "", role = ""]) => {
+      const user = await requireUser(db, name);
+      const namespace = await unscopedFindNamespace(db, namespaceName);
+      await unscopedAddMember(db, namespace.tenantId, user.id, parse(z.enum(memberRoles), role, "role"));
+      return `'${user.username}' added to '${namespace.name}' as ${role}`;
+    },
+  },
+  {
+    words: ["namespace", "member", "remove"],
+    arity: [2, 2],
+    run: async (db, [name = "", namespaceName = ""]) => {
+      const user = await requireUser(db, name);
+      const namespace = await unscopedFindNamespace(db, namespaceName);
+      await unscopedRemoveMember(db, namespace.tenantId, user.id);
+      return `'${user.username}' removed from '${namespace.name}'`;
+    },
+  },
+];
+
+function describeError(error: unknown): string | undefined {
+  if (error instanceof UsageError) return error.message;
+  if (error instanceof FieldConflictError) return `already in use: ${error.fields.join(", ")}`;
+  if (error instanceof ValidationError) return error.message;
+  if (error instanceof ApiError) return error.message;
+  return undefined;
+}
+
+/**
+ * Runs one admin command against a database. Exit codes: 0 done, 1 refused (not found,
+ * conflict, not allowed), 2 bad usage. Used by the CLI directly and by the server for a CLI
+ * that finds the server holding the embedded database.
+ */
+export async function runCommand(db: Executor, args: string[]): Promise<CommandResult> {
+  if (args.length === 0 || args[0] === "help" || args[0] === "--help")
+    return { code: args.length === 0 ? 2 : 0, output: usage };
+  const command = commands.find((candidate) => candidate.words.every((word, index) => args[index] === word));
+  if (!command) return { code: 2, output: `unknown command: ${args.join(" ")}\n\n${usage}` };
+  const rest = args.slice(command.words.length);
+  const [min, max] = command.arity;
+  if (rest.length < min || rest.length > max) {
+    return { code: 2, output: `wrong number of arguments for '${command.words.join(" ")}'\n\n${usage}` };
+  }
+  try {
+    return { code: 0, output: await command.run(db, rest) };
+  } catch (error) {
+    const message = describeError(error);
+    if (message === undefined) throw error;
+    return {
+      code: error instanceof UsageError || error instanceof ValidationError ? 2 : 1,
+      output: `error: ${message}`,
+    };
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+const integer = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+const ipOrCidrList = z
+  .string()
+  .default("")
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
+  .refine((items) => items.every((item) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(item)), {
+    message: "expected a comma-separated list of IP addresses or CIDR ranges",
+  });
+
+/** Every environment variable the service reads, with its default. Keep .env.example in step. */
+export const configSchema = z.object({
+  PORT: integer(8080, 0, 65535),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PUBLIC_URL: z.url().optional(),
+  SSH_PORT: integer(2222, 0, 65535),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL")
+    .optional(),
+  DATABASE_POOL_SIZE: integer(10, 1, 1000),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  JWT_TTL_SECONDS: integer(86400, 60, 30 * 86400),
+  MAX_DEVICES: integer(-1, -1, 1_000_000),
+  TRUSTED_PROXIES: ipOrCidrList,
+  LOCKOUT_MAX_MINUTES: integer(1440, 1, 525_600),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses an environment; the message names every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  const result = configSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join(".")}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`,
+    );
+    throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  return result.data;
+}
+
+const store = globalThis as typeof globalThis & { __dasConfig?: Config };
+
+/** The process's configuration, read from the environment once. */
+export function getConfig(): Config {
+  store.__dasConfig ??= parseConfig(process.env);
+  return store.__dasConfig;
+}
+
+export function publicUrl(config: Config): string {
+  return (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
+}

@@ -1,0 +1,98 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "@/models/schema";
+import type { Config } from "../config";
+import { log } from "../log";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** A database handle or an open transaction: services accept either. */
+export type Executor = Db | Tx;
+
+export type Database = {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close: () => Promise<void>;
+};
+
+const migrationsFolder = path.join(process.cwd(), "models/migrations");
+
+// PGlite's defaults reserve ~730 MiB; these keep an idle embedded service well under 1 GiB.
+const pgliteStartParams = [
+  "--single",
+  "-F",
+  "-O",
+  "-j",
+  "-c",
+  "search_path=public",
+  "-c",
+  "exit_on_error=false",
+  "-c",
+  "log_checkpoints=false",
+  "-c",
+  "max_worker_processes=0",
+  "-c",
+  "max_parallel_workers=0",
+  "-c",
+  "max_parallel_workers_per_gather=0",
+  "-c",
+  "max_parallel_maintenance_workers=0",
+  "-c",
+  "io_method=sync",
+  "-c",
+  "shared_buffers=32MB",
+  "-c",
+  "work_mem=4MB",
+];
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  const directory = path.resolve(dataDir, "pgdata");
+  mkdirSync(directory, { recursive: true });
+  const client = await PGlite.create(directory, { startParams: pgliteStartParams });
+  const db = drizzle({ client, schema });
+  await migrate(db, { migrationsFolder });
+  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const { Pool } = await import("pg");
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+  const pool = new Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+  // An idle client whose server went away emits 'error'; without a handler the process would die.
+  pool.on("error", (error) => log.warn("database connection lost", { error: error.message }));
+  const db = drizzle({ client: pool, schema });
+  // One instance migrates at a time when several start together.
+  const lock = await pool.connect();
+  try {
+    await lock.query("select pg_advisory_lock(7261041)");
+    await migrate(db, { migrationsFolder });
+  } finally {
+    await lock.query("select pg_advisory_unlock(7261041)").catch(() => undefined);
+    lock.release();
+  }
+  return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
+}
+
+export function openDatabase(config: Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_POOL_SIZE">) {
+  return config.DATABASE_URL
+    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE)
+    : openPglite(config.DATA_DIR);
+}
+
+// Next.js bundles route handlers apart from server.ts: the handle lives on globalThis so both see one.
+const store = globalThis as typeof globalThis & { __dasDatabase?: Database };
+
+export function setDatabase(database: Database | undefined) {
+  store.__dasDatabase = database;
+}
+
+export function getDb(): Db {
+  const database = store.__dasDatabase;
+  if (!database) throw new Error("database is not open");
+  return database.db;
+}

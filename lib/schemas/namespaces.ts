@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { memberRole, pagination, tenantId, timestamp } from "./common";
+import { filterQuery } from "./filter";
+
+/** Namespace names take part in SSH addresses (`user@namespace.device@host`): hostname-like, no dots. */
+export const namespaceName = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{1,28})[a-z0-9]$/, "3 to 30 lower-case letters, digits or inner hyphens");
+
+export const createNamespaceBody = z.object({ name: namespaceName });
+
+export const namespaceSettings = z.object({
+  session_record: z.boolean().optional(),
+  connection_announcement: z.string().max(4096).optional(),
+});
+
+export const editNamespaceBody = z.object({ name: namespaceName.optional(), settings: namespaceSettings.optional() });
+
+export const listNamespacesQuery = pagination.extend({ filter: filterQuery });
+
+export const addMemberBody = z.object({
+  identifier: z
+    .string()
+    .trim()
+    .min(3)
+    .max(254)
+    .transform((value) => value.toLowerCase()),
+  role: memberRole,
+});
+export const updateMemberBody = z.object({ role: memberRole });
+export const memberParams = z.object({ tenant: tenantId, uid: z.uuid() });
+
+export const sessionRecordBody = z.object({ session_record: z.boolean().default(false) });
+
+export const namespaceObject = z.object({
+  name: z.string(),
+  owner: z.string(),
+  tenant_id: z.string(),
+  members: z.array(
+    z.object({
+      id: z.string(),
+      role: memberRole,
+      username: z.string(),
+      email: z.string(),
+      added_at: timestamp,
+    }),
+  ),
+  settings: z.object({ session_record: z.boolean(), connection_announcement: z.string() }),
+  max_devices: z.number().int(),
+  device_count: z.number().int(),
+  created_at: timestamp,
+  billing: z.null(),
+});

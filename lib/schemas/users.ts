@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+export const username = z
+  .string()
+  .regex(/^[a-zA-Z0-9-_.@]{3,30}$/, "3 to 30 letters, digits or - _ . @")
+  .transform((value) => value.toLowerCase());
+export const password = z.string().min(5, "at least 5 characters").max(30, "at most 30 characters");
+export const email = z
+  .email()
+  .max(254)
+  .transform((value) => value.toLowerCase());
+export const personName = z.string().trim().min(3, "at least 3 characters").max(20, "at most 20 characters");
+
+export const registerBody = z.object({
+  name: personName,
+  email,
+  username,
+  password,
+  email_marketing: z.boolean().optional(),
+});
+
+/** Login takes a username or an e-mail address in `username`. */
+export const loginBody = z.object({
+  username: z
+    .string()
+    .trim()
+    .min(3)
+    .max(254)
+    .transform((value) => value.toLowerCase()),
+  password: z.string().min(1).max(256),
+});
+
+export const updateUserBody = z.object({
+  name: personName.optional(),
+  username: username.optional(),
+  email: email.optional(),
+  recovery_email: z.union([z.literal(""), email]).optional(),
+  password: password.optional(),
+  current_password: z.string().max(256).optional(),
+});
+
+export const updateUserDataBody = updateUserBody.pick({
+  name: true,
+  username: true,
+  email: true,
+  recovery_email: true,
+});
+
+export const updateUserPasswordBody = z.object({
+  current_password: z.string().min(1).max(256),
+  new_password: password,
+});
+
+export const userIdParams = z.object({ id: z.uuid() });
+
+/** The User object returned by login and every operation that hands out a token. */
+export const userObject = z.object({
+  token: z.string(),
+  id: z.string(),
+  user: z.string(),
+  name: z.string(),
+  email: z.string(),
+  recovery_email: z.string(),
+  tenant: z.string(),
+  role: z.string(),
+  mfa: z.boolean(),
+});
+export type UserObject = z.infer<typeof userObject>;
+
+/** The current user as `GET /api/auth/user` shows it: the User object without a new token. */
+export const currentUser = userObject.omit({ token: true });

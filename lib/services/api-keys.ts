@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, count, desc, eq } from "drizzle-orm";
+import { type ApiKeyRow, apiKeys } from "@/models/api-keys";
+import { hashApiKey } from "../auth/api-key-hash";
+import type { Scope } from "../auth/credentials";
+import { isRoleAbove, type MemberRole } from "../auth/roles";
+import type { Executor } from "../db";
+import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
+import { paged } from "../http/route";
+import { offsetOf, type Pagination } from "../schemas/common";
+
+const describe = (row: ApiKeyRow) => ({
+  tenant_id: row.tenantId,
+  created_by: row.createdBy,
+  role: row.role,
+  name: row.name,
+  expires_in: row.expiresIn,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+function assertRoleWithin(scope: Scope, role: MemberRole) {
+  if (isRoleAbove(role, scope.role)) throw forbidden(`a ${scope.role} cannot give a key the ${role} role`);
+}
+
+function mapConflict(error: unknown): unknown {
+  if (isUniqueViolation(error, "api_keys_tenant_name_key")) return conflict("an API key with this name already exists");
+  if (isUniqueViolation(error, "api_keys_pkey")) return conflict("this key is already in use");
+  return error;
+}
+
+export type CreateApiKeyInput = {
+  name: string;
+  expires_at: -1 | 30 | 60 | 90 | 365;
+  role?: MemberRole | "";
+  key?: string;
+};
+
+/** Creates a key; the key itself is in the answer's `id`, once: only its hash is kept. */
+export async function createApiKey(db: Executor, scope: Scope, input: CreateApiKeyInput) {
+  const role = input.role || scope.role;
+  assertRoleWithin(scope, role);
+  const key = input.key || randomUUID();
+  const expiresIn = input.expires_at === -1 ? -1 : Math.floor(Date.now() / 1000) + input.expires_at * 86400;
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      keyHash: hashApiKey(key),
+      tenantId: scope.tenantId,
+      name: input.name,
+      role,
+      createdBy: scope.actorId,
+      expiresIn,
+    })
+    .returning()
+    .catch((error: unknown) => {
+      throw mapConflict(error);
+    });
+  if (!row) throw new Error("insert returned no row");
+  return { id: key, ...describe(row) };
+}
+
+const sortColumns = {
+  expires_in: apiKeys.expiresIn,
+  name: apiKeys.name,
+  role: apiKeys.role,
+  created_at: apiKeys.createdAt,
+  updated_at: apiKeys.updatedAt,
+} as const;
+
+export async function listApiKeys(
+  db: Executor,
+  scope: Scope,
+  query: Pagination & { order_by: "asc" | "desc"; sort_by: keyof typeof sortColumns },
+) {
+  const where = eq(apiKeys.tenantId, scope.tenantId);
+  const direction = query.order_by === "asc" ? asc : desc;
+  const [total] = await db.select({ count: count() }).from(apiKeys).where(where);
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(where)
+    .orderBy(direction(sortColumns[query.sort_by]), asc(apiKeys.name))
+    .limit(query.per_page)
+    .offset(offsetOf(query));
+  return paged(rows.map(describe), total?.count ?? 0);
+}
+
+/** A key of the namespace whose role does not exceed the caller's. */
+async function ownKey(db: Executor, scope: Scope, name: string) {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, scope.tenantId), eq(apiKeys.name, name)));
+  if (!row) throw notFound("API key");
+  assertRoleWithin(scope, row.role);
+  return row;
+}
+
+export async function updateApiKey(
+  db: Executor,
+  scope: Scope,
+  name: string,
+  input: { name?: string; role?: MemberRole },
+) {
+  const row = await ownKey(db, scope, name);
+  if (input.role) assertRoleWithin(scope, input.role);
+  const [updated] = await db
+    .update(apiKeys)
+    .set({ name: input.name ?? row.name, role: input.role ?? row.role })
+    .where(eq(apiKeys.keyHash, row.keyHash))
+    .returning()
+    .catch((error: unknown) => {
+      throw mapConflict(error);
+    });
+  if (!updated) throw notFound("API key");
+  return describe(updated);
+}
+
+export async function deleteApiKey(db: Executor, scope: Scope, name: string) {
+  const row = await ownKey(db, scope, name);
+  await db.delete(apiKeys).where(eq(apiKeys.keyHash, row.keyHash));
+}

@@ -1,0 +1,69 @@
+import { and, type Column, or, type SQL, sql } from "drizzle-orm";
+import { badRequest } from "../errors";
+import type { FilterItem, PropertyCondition } from "../schemas/filter";
+
+export type FilterField = { column: Column | SQL; type: "text" | "boolean" | "number" | "date" | "tags" };
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (match) => `\\${match}`);
+
+function typedValue(field: FilterField, value: string | number | boolean): SQL | string | number | undefined {
+  if (field.type === "number") {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : undefined;
+  }
+  if (field.type === "date") {
+    const date = new Date(String(value));
+    return Number.isNaN(date.getTime()) ? undefined : sql`${date.toISOString()}::timestamptz`;
+  }
+  return String(value);
+}
+
+function condition({ params }: PropertyCondition, fields: Record<string, FilterField>): SQL {
+  const field = fields[params.name];
+  if (!field) throw badRequest(`filter: unknown property '${params.name}'`);
+  const { column } = field;
+  const value = params.value;
+  if (params.operator === "bool" || field.type === "boolean") {
+    if (field.type !== "boolean") throw badRequest(`filter: '${params.name}' is not a boolean`);
+    const truth = value === true || value === "true" || value === 1;
+    return params.operator === "ne" ? sql`${column} is distinct from ${truth}` : sql`${column} = ${truth}`;
+  }
+  if (field.type === "tags") {
+    if (params.operator !== "contains" && params.operator !== "eq") {
+      throw badRequest(`filter: '${params.name}' takes contains or eq`);
+    }
+    return sql`${String(value)} = any(${column})`;
+  }
+  const typed = typedValue(field, value);
+  if (typed === undefined) throw badRequest(`filter: bad value for '${params.name}'`);
+  switch (params.operator) {
+    case "contains":
+      if (field.type !== "text") throw badRequest(`filter: contains needs a text property, not '${params.name}'`);
+      return sql`${column} ilike ${`%${escapeLike(String(value))}%`}`;
+    case "eq":
+      return sql`${column} = ${typed}`;
+    case "ne":
+      return sql`${column} <> ${typed}`;
+    case "gt":
+      return sql`${column} > ${typed}`;
+    case "lt":
+      return sql`${column} < ${typed}`;
+  }
+}
+
+/**
+ * Turns filter items into one SQL condition. Conditions stack up; an `and`/`or` operator
+ * combines everything stacked before it; what remains at the end is combined with `and`.
+ */
+export function filterToSql(items: FilterItem[] | undefined, fields: Record<string, FilterField>): SQL | undefined {
+  const stack: SQL[] = [];
+  for (const item of items ?? []) {
+    if (item.type === "property") {
+      stack.push(condition(item, fields));
+      continue;
+    }
+    const combined = (item.params.name === "and" ? and : or)(...stack.splice(0));
+    if (combined) stack.push(combined);
+  }
+  return and(...stack);
+}

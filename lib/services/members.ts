@@ -1,0 +1,85 @@
+import { and, eq } from "drizzle-orm";
+import { members } from "@/models/namespaces";
+import type { Scope } from "../auth/credentials";
+import { isRoleAbove, type MemberRole } from "../auth/roles";
+import type { Executor } from "../db";
+import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
+import { getNamespace } from "./namespaces";
+import { findUserByIdentifier } from "./users";
+
+/** Nobody grants the owner role (a namespace has one owner) or a role above their own. */
+function assertMayGrant(scope: Scope, role: MemberRole) {
+  if (role === "owner") throw forbidden("the owner role cannot be granted");
+  if (isRoleAbove(role, scope.role)) throw forbidden(`a ${scope.role} cannot grant the ${role} role`);
+}
+
+/** The member the actor acts on: never themselves, and only someone whose role is below theirs. */
+async function targetMember(db: Executor, scope: Scope, userId: string) {
+  if (userId === scope.actorId) throw forbidden("you cannot change your own membership");
+  const [member] = await db
+    .select({ role: members.role })
+    .from(members)
+    .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId)));
+  if (!member) throw notFound("member");
+  if (!isRoleAbove(scope.role, member.role))
+    throw forbidden(`a ${scope.role} cannot act on a member whose role is ${member.role}`);
+  return member;
+}
+
+export async function addMember(db: Executor, scope: Scope, input: { identifier: string; role: MemberRole }) {
+  assertMayGrant(scope, input.role);
+  const user = await findUserByIdentifier(db, input.identifier);
+  if (!user) throw notFound("user");
+  try {
+    await db.insert(members).values({ tenantId: scope.tenantId, userId: user.id, role: input.role });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict("this user is already a member");
+    throw error;
+  }
+  return getNamespace(db, scope);
+}
+
+export async function updateMember(db: Executor, scope: Scope, userId: string, role: MemberRole) {
+  const member = await targetMember(db, scope, userId);
+  assertMayGrant(scope, role);
+  // Conditional on the role just checked, so a concurrent change cannot be overwritten.
+  const updated = await db
+    .update(members)
+    .set({ role })
+    .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
+    .returning({ userId: members.userId });
+  if (updated.length === 0) throw conflict("the member changed meanwhile: try again");
+  return getNamespace(db, scope);
+}
+
+export async function removeMember(db: Executor, scope: Scope, userId: string) {
+  const member = await targetMember(db, scope, userId);
+  const removed = await db
+    .delete(members)
+    .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
+    .returning({ userId: members.userId });
+  if (removed.length === 0) throw conflict("the member changed meanwhile: try again");
+  return getNamespace(db, scope);
+}
+
+/** Adds a member without an acting user: for the admin CLI. */
+export async function unscopedAddMember(db: Executor, tenantId: string, userId: string, role: MemberRole) {
+  if (role === "owner") throw forbidden("the owner role cannot be granted");
+  try {
+    await db.insert(members).values({ tenantId, userId, role });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict("this user is already a member");
+    throw error;
+  }
+}
+
+/** Removes a member without an acting user: for the admin CLI. The owner stays. */
+export async function unscopedRemoveMember(db: Executor, tenantId: string, userId: string) {
+  const [member] = await db
+    .select({ role: members.role })
+    .from(members)
+    .where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
+  if (!member) throw notFound("member");
+  if (member.role === "owner") throw forbidden("the owner cannot be removed");
+  await db.delete(members).where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
+}

@@ -1,0 +1,220 @@
+import { and, asc, eq, or } from "drizzle-orm";
+import { members } from "@/models/namespaces";
+import { type UserRow, users } from "@/models/users";
+import { signUserToken } from "../auth/jwt";
+import { hashPassword, verifyPassword } from "../auth/passwords";
+import type { Executor } from "../db";
+import { FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
+import type { UserObject } from "../schemas/users";
+
+export type RegisterInput = {
+  name: string;
+  email: string;
+  username: string;
+  password: string;
+  email_marketing?: boolean;
+};
+
+export async function findUserByIdentifier(db: Executor, identifier: string): Promise<UserRow | undefined> {
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(or(eq(users.username, identifier), eq(users.email, identifier)))
+    .orderBy(asc(users.createdAt))
+    .limit(1);
+  return user;
+}
+
+/** Which of the given username/e-mail are taken by someone other than `exceptUserId`. */
+async function conflictingFields(
+  db: Executor,
+  fields: { username?: string; email?: string; recovery_email?: string },
+  exceptUserId?: string,
+): Promise<string[]> {
+  const conditions = [];
+  if (fields.username) conditions.push(eq(users.username, fields.username));
+  if (fields.email) conditions.push(eq(users.email, fields.email));
+  if (conditions.length === 0) return [];
+  const rows = await db
+    .select({ id: users.id, username: users.username, email: users.email })
+    .from(users)
+    .where(or(...conditions));
+  const others = rows.filter((row) => row.id !== exceptUserId);
+  const taken: string[] = [];
+  if (fields.username && others.some((row) => row.username === fields.username)) taken.push("username");
+  if (fields.email && others.some((row) => row.email === fields.email)) taken.push("email");
+  return taken;
+}
+
+function uniqueViolationFields(error: unknown): string[] | undefined {
+  if (isUniqueViolation(error, "users_username_key")) return ["username"];
+  if (isUniqueViolation(error, "users_email_key")) return ["email"];
+  return undefined;
+}
+
+export async function createUser(db: Executor, input: RegisterInput): Promise<UserRow> {
+  const taken = await conflictingFields(db, input);
+  if (taken.length > 0) throw new FieldConflictError(taken);
+  try {
+    const [user] = await db
+      .insert(users)
+      .values({
+        name: input.name,
+        email: input.email,
+        username: input.username,
+        passwordHash: await hashPassword(input.password),
+        emailMarketing: input.email_marketing ?? false,
+      })
+      .returning();
+    if (!user) throw new Error("insert returned no row");
+    return user;
+  } catch (error) {
+    const fields = uniqueViolationFields(error);
+    if (fields) throw new FieldConflictError(fields);
+    throw error;
+  }
+}
+
+async function roleIn(db: Executor, userId: string, tenantId: string | null | undefined) {
+  if (!tenantId) return undefined;
+  const [row] = await db
+    .select({ tenantId: members.tenantId, role: members.role })
+    .from(members)
+    .where(and(eq(members.userId, userId), eq(members.tenantId, tenantId)));
+  return row;
+}
+
+/** The namespace a login lands in: the last one used, else the oldest membership. */
+async function defaultMembership(db: Executor, user: UserRow) {
+  const last = await roleIn(db, user.id, user.lastTenant);
+  if (last) return last;
+  const [first] = await db
+    .select({ tenantId: members.tenantId, role: members.role })
+    .from(members)
+    .where(eq(members.userId, user.id))
+    .orderBy(asc(members.addedAt))
+    .limit(1);
+  return first;
+}
+
+export function describeUser(
+  user: UserRow,
+  membership?: { tenantId: string; role: string },
+): Omit<UserObject, "token"> {
+  return {
+    id: user.id,
+    user: user.username,
+    name: user.name,
+    email: user.email,
+    recovery_email: user.recoveryEmail ?? "",
+    tenant: membership?.tenantId ?? "",
+    role: membership?.role ?? "",
+    mfa: user.mfaEnabled,
+  };
+}
+
+/** The User object with a fresh token for the user's default namespace. */
+export async function issueUserObject(db: Executor, user: UserRow): Promise<UserObject> {
+  const membership = await defaultMembership(db, user);
+  const token = await signUserToken({ sub: user.id, tenant: membership?.tenantId ?? "" });
+  return { token, ...describeUser(user, membership) };
+}
+
+async function requireUser(db: Executor, userId: string): Promise<UserRow> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
+  if (!user) throw notFound("user");
+  return user;
+}
+
+/** A token for another namespace of the user's, which becomes the one login lands in. */
+export async function switchNamespace(db: Executor, userId: string, tenantId: string): Promise<UserObject> {
+  const user = await requireUser(db, userId);
+  const membership = await roleIn(db, userId, tenantId);
+  if (!membership) throw forbidden("you are not a member of this namespace");
+  await db.update(users).set({ lastTenant: tenantId }).where(eq(users.id, userId));
+  const token = await signUserToken({ sub: user.id, tenant: tenantId });
+  return { token, ...describeUser(user, membership) };
+}
+
+export async function getCurrentUser(db: Executor, userId: string, tokenTenant: string) {
+  const user = await requireUser(db, userId);
+  return describeUser(user, await roleIn(db, userId, tokenTenant));
+}
+
+export type UpdateUserInput = {
+  name?: string;
+  username?: string;
+  email?: string;
+  recovery_email?: string;
+  password?: string;
+  current_password?: string;
+};
+
+/** Applies a user's changes to their own account; 400/409 name the offending fields. */
+export async function updateUser(db: Executor, userId: string, tokenTenant: string, input: UpdateUserInput) {
+  const user = await requireUser(db, userId);
+  const email = input.email ?? user.email;
+  const invalid: { field: string; message: string }[] = [];
+  if (input.recovery_email !== undefined) {
+    if (input.recovery_email === "" && user.recoveryEmail) {
+      invalid.push({ field: "recovery_email", message: "once set, the recovery e-mail cannot be removed" });
+    }
+    if (input.recovery_email === email) {
+      invalid.push({ field: "recovery_email", message: "must differ from the e-mail" });
+    }
+  } else if (input.email !== undefined && input.email === user.recoveryEmail) {
+    invalid.push({ field: "email", message: "must differ from the recovery e-mail" });
+  }
+  if (input.password !== undefined && !input.current_password) {
+    invalid.push({ field: "current_password", message: "required to change the password" });
+  }
+  if (invalid.length > 0) throw new ValidationError(invalid, true);
+  if (input.password !== undefined && !(await verifyPassword(user.passwordHash, input.current_password ?? ""))) {
+    throw forbidden("the current password is wrong");
+  }
+  const taken = await conflictingFields(db, { username: input.username, email: input.email }, userId);
+  if (taken.length > 0) throw new FieldConflictError(taken);
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.username !== undefined) changes.username = input.username;
+  if (input.email !== undefined) changes.email = input.email;
+  if (input.recovery_email) changes.recoveryEmail = input.recovery_email;
+  if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+  if (Object.keys(changes).length > 0) {
+    try {
+      await db.update(users).set(changes).where(eq(users.id, userId));
+    } catch (error) {
+      const fields = uniqueViolationFields(error);
+      if (fields) throw new FieldConflictError(fields);
+      throw error;
+    }
+  }
+  return getCurrentUser(db, userId, tokenTenant);
+}
+
+/** Sets a password without the current one: for the admin CLI. */
+export async function unscopedSetPassword(db: Executor, username: string, password: string) {
+  const updated = await db
+    .update(users)
+    .set({ passwordHash: await hashPassword(password) })
+    .where(eq(users.username, username))
+    .returning({ id: users.id });
+  if (updated.length === 0) throw notFound(`user '${username}'`);
+}
+
+/** Deletes an account; the namespaces it owns go with it (foreign keys cascade). */
+export async function unscopedDeleteUser(db: Executor, username: string) {
+  const deleted = await db.delete(users).where(eq(users.username, username)).returning({ id: users.id });
+  if (deleted.length === 0) throw notFound(`user '${username}'`);
+}
+
+/** Registers a user; confirmation by e-mail is off, so the account is usable at once. */
+export async function registerUser(db: Executor, input: RegisterInput): Promise<UserObject> {
+  return issueUserObject(db, await createUser(db, input));
+}
+
+/** The deprecated per-id routes act only on the caller's own account. */
+export function assertSelf(userId: string, id: string): string {
+  if (userId !== id) throw forbidden("you can only change your own account");
+  return userId;
+}

@@ -1,0 +1,31 @@
+import { bigint, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./columns";
+import type { MemberRole } from "./namespaces";
+import { namespaces } from "./namespaces";
+import { users } from "./users";
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    // SHA-256 of the key; the key itself is shown once, at creation.
+    keyHash: text("key_hash").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    role: text("role").$type<MemberRole>().notNull(),
+    createdBy: uuid("created_by")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    // Epoch seconds of expiry, or -1 for a key that never expires.
+    expiresIn: bigint("expires_in", { mode: "number" }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex("api_keys_tenant_name_key").on(table.tenantId, table.name),
+    index("api_keys_created_by_idx").on(table.createdBy),
+  ],
+);
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,0 +1,37 @@
+import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { namespaces } from "./namespaces";
+
+export const deviceStatuses = ["accepted", "rejected", "pending", "removed", "unused"] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
+
+export type DeviceInfo = { id: string; pretty_name: string; version: string; arch: string; platform: string };
+
+export const devices = pgTable(
+  "devices",
+  {
+    uid: text("uid").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    identity: jsonb("identity").$type<{ mac: string }>().notNull(),
+    info: jsonb("info").$type<DeviceInfo>().notNull(),
+    publicKey: text("public_key").notNull(),
+    status: text("status").$type<DeviceStatus>().notNull().default("pending"),
+    statusUpdateAt: timestamp("status_update_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSeen: timestamp("last_seen", { withTimezone: true }).notNull().defaultNow(),
+    online: boolean("online").notNull().default(false),
+    remoteAddr: text("remote_addr").notNull().default(""),
+    position: jsonb("position").$type<{ latitude: number; longitude: number }>(),
+    tags: text("tags").array().notNull().default([]),
+    publicUrl: boolean("public_url").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("devices_tenant_name_key").on(table.tenantId, table.name),
+    index("devices_tenant_status_idx").on(table.tenantId, table.status),
+  ],
+);
+
+export type DeviceRow = typeof devices.$inferSelect;

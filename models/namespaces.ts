@@ -1,0 +1,41 @@
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { users } from "./users";
+
+export const namespaces = pgTable(
+  "namespaces",
+  {
+    tenantId: uuid("tenant_id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    // Deleting the owner's account deletes the namespaces they own.
+    owner: uuid("owner")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    sessionRecord: boolean("session_record").notNull().default(false),
+    connectionAnnouncement: text("connection_announcement").notNull().default(""),
+    maxDevices: integer("max_devices").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("namespaces_name_key").on(table.name), index("namespaces_owner_idx").on(table.owner)],
+);
+
+export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
+export type MemberRole = (typeof memberRoles)[number];
+
+export const members = pgTable(
+  "members",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").$type<MemberRole>().notNull(),
+    addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.tenantId, table.userId] }), index("members_user_idx").on(table.userId)],
+);
+
+export type NamespaceRow = typeof namespaces.$inferSelect;
+export type MemberRow = typeof members.$inferSelect;

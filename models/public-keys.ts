@@ -1,0 +1,23 @@
+import { jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { namespaces } from "./namespaces";
+
+export type PublicKeyFilter = { hostname: string } | { tags: string[] };
+
+export const publicKeys = pgTable(
+  "public_keys",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    fingerprint: text("fingerprint").notNull(),
+    data: text("data").notNull(),
+    name: text("name").notNull(),
+    filter: jsonb("filter").$type<PublicKeyFilter>().notNull(),
+    username: text("username").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.tenantId, table.fingerprint] })],
+);
+
+export type PublicKeyRow = typeof publicKeys.$inferSelect;

@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage } from "node:http";
+import next from "next";
+import { unscopedPurgeStaleAttempts } from "./lib/auth/lockout";
+import { ConfigError, getConfig } from "./lib/config";
+import { openDatabase, setDatabase } from "./lib/db";
+import { peerHeader } from "./lib/http/source";
+import { log } from "./lib/log";
+import { readLiveServer, removeServerFile, writeServerFile } from "./lib/runtime";
+
+// Headers only the server may set: whatever a client sends under these names is dropped.
+const internalHeaders = [peerHeader, "x-tenant-id", "x-role", "x-id", "x-username", "x-middleware-subrequest"];
+
+function stampRequest(request: IncomingMessage) {
+  for (const name of internalHeaders) delete request.headers[name];
+  request.headers[peerHeader] = request.socket.remoteAddress ?? "";
+}
+
+async function main() {
+  const isDev = process.argv.includes("--dev");
+  const config = getConfig();
+  if (!config.DATABASE_URL) {
+    const other = readLiveServer(config.DATA_DIR);
+    if (other) throw new ConfigError(`another server (pid ${other.pid}) is using DATA_DIR ${config.DATA_DIR}`);
+  }
+  const database = await openDatabase(config);
+  setDatabase(database);
+
+  const app = next({ dev: isDev, dir: process.cwd() });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = createServer((request, response) => {
+    stampRequest(request);
+    void handle(request, response);
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
+  writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
+  log.info("listening", { url: `http://${localHost}:${port}`, host: config.HOST, port, database: database.kind });
+
+  const purge = setInterval(() => {
+    unscopedPurgeStaleAttempts(database.db, config.LOCKOUT_MAX_MINUTES).catch((error: unknown) =>
+      log.warn("purging login attempts failed", { error: String(error) }),
+    );
+  }, 10 * 60_000);
+  purge.unref();
+
+  let isStopping = false;
+  const stop = (signal: string) => {
+    if (isStopping) return;
+    isStopping = true;
+    log.info("stopping", { signal });
+    clearInterval(purge);
+    // Stop accepting, let in-flight requests finish, then close the database.
+    const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    server.close(async () => {
+      clearTimeout(force);
+      await database
+        .close()
+        .catch((error: unknown) => log.warn("closing the database failed", { error: String(error) }));
+      removeServerFile(config.DATA_DIR);
+      log.info("stopped");
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  }
+  process.exit(1);
+});
