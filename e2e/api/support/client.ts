@@ -8,7 +8,7 @@ export type CallOptions = {
   apiKey?: string;
   body?: unknown;
   /** Sent as is, instead of JSON of `body`. */
-  rawBody?: string | Uint8Array;
+  rawBody?: string | Buffer;
   headers?: Record<string, string>;
   baseUrl?: string;
 };
@@ -18,12 +18,16 @@ export async function call<T = any>(method: string, path: string, options: CallO
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey) headers["x-api-key"] = options.apiKey;
-  let body: string | Uint8Array | undefined = options.rawBody;
+  let body: string | Buffer | undefined = options.rawBody;
   if (body === undefined && options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const response = await fetch(`${options.baseUrl ?? inject("baseUrl")}${path}`, { method, headers, body });
+  const response = await fetch(`${options.baseUrl ?? inject("baseUrl")}${path}`, {
+    method,
+    headers,
+    body: body as BodyInit,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -39,7 +43,9 @@ export const uniqueName = (prefix = "t") => `${prefix}${randomBytes(5).toString(
 
 export type SeededUser = { id: string; username: string; email: string; password: string; token: string };
 
-export async function seedUser(overrides: Partial<{ username: string; email: string; password: string; name: string }> = {}) {
+export async function seedUser(
+  overrides: Partial<{ username: string; email: string; password: string; name: string }> = {},
+) {
   const username = overrides.username ?? uniqueName("u");
   const input = {
     name: overrides.name ?? "Test User",
@@ -49,7 +55,13 @@ export async function seedUser(overrides: Partial<{ username: string; email: str
   };
   const response = await call("POST", "/api/register", { body: input });
   if (response.status !== 200) throw new Error(`register failed: ${response.status} ${response.text}`);
-  return { id: response.body.id, username, email: input.email, password: input.password, token: response.body.token } as SeededUser;
+  return {
+    id: response.body.id,
+    username,
+    email: input.email,
+    password: input.password,
+    token: response.body.token,
+  } as SeededUser;
 }
 
 /** A token of `user` for `tenantId` (the user must be a member). */
