@@ -501,7 +501,11 @@ describe("path parameters", () => {
     for (const [method, target, body] of requests) {
       const response = await call(method, encodeURI(target), { token, body });
       expect(response.status, `${method} ${target}`).toBe(400);
-      expect(response.body, `${method} ${target}`).toEqual(expect.objectContaining({ message: expect.any(String) }));
+      // The user update routes answer with the array of offending field names.
+      const expected = target.startsWith("/api/users/abc/")
+        ? ["id"]
+        : expect.objectContaining({ message: expect.any(String) });
+      expect(response.body, `${method} ${target}`).toEqual(expected);
     }
   });
 });

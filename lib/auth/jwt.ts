@@ -3,6 +3,7 @@ import { getConfig } from "../config";
 import { loadOrCreateSecret } from "../secrets";
 
 const algorithm = "HS256";
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const store = globalThis as typeof globalThis & { __dasJwtKey?: Uint8Array };
 
 function key(): Uint8Array {
@@ -29,9 +30,10 @@ export async function signUserToken(claims: UserClaims): Promise<string> {
 export async function verifyUserToken(token: string): Promise<UserClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, key(), { algorithms: [algorithm], requiredClaims: ["exp", "sub"] });
-    if (payload.typ !== "user" || typeof payload.sub !== "string" || typeof payload.tenant !== "string")
-      return undefined;
-    return { sub: payload.sub, tenant: payload.tenant };
+    const { typ, sub, tenant } = payload;
+    if (typ !== "user" || typeof sub !== "string" || typeof tenant !== "string") return undefined;
+    if (!uuid.test(sub) || (tenant !== "" && !uuid.test(tenant))) return undefined;
+    return { sub, tenant };
   } catch {
     return undefined;
   }

@@ -7,38 +7,50 @@ export const lockoutThreshold = 3;
 
 export type LockoutKey = { source: string; subject: string };
 
+const epochSeconds = (date: Date | null | undefined) => {
+  const time = date?.getTime() ?? 0;
+  return time > Date.now() ? Math.ceil(time / 1000) : 0;
+};
+
 /** Epoch seconds at which the pair's lock ends, or 0 when it is not locked. */
 export async function lockedUntil(db: Executor, key: LockoutKey): Promise<number> {
   const [row] = await db
     .select({ lockedUntil: loginAttempts.lockedUntil })
     .from(loginAttempts)
     .where(and(eq(loginAttempts.source, key.source), eq(loginAttempts.subject, key.subject)));
-  const until = row?.lockedUntil?.getTime() ?? 0;
-  return until > Date.now() ? Math.ceil(until / 1000) : 0;
+  return epochSeconds(row?.lockedUntil);
 }
 
 /**
- * Counts one failure in a single atomic statement and returns the resulting lock end
- * (epoch seconds, 0 when not locked): 1 minute at the threshold, then 4, 16, ... up to the maximum.
+ * Counts a login attempt as a failure before its password is checked, in one atomic statement,
+ * so concurrent guesses cannot slip past the lock: the third attempt in a row locks the pair
+ * for 1 minute, each further one quadruples the lock up to the maximum. An attempt made while
+ * locked changes nothing and reports `wasLocked`. A correct password then clears the count.
  */
-export async function recordFailure(db: Executor, key: LockoutKey, maxMinutes: number): Promise<number> {
+export async function countAttempt(
+  db: Executor,
+  key: LockoutKey,
+  maxMinutes: number,
+): Promise<{ wasLocked: boolean; lockedUntil: number }> {
   const failures = sql`${loginAttempts.failures} + 1`;
-  const [row] = await db
+  const counted = await db
     .insert(loginAttempts)
     .values({ ...key, failures: 1, lockedUntil: null })
     .onConflictDoUpdate({
       target: [loginAttempts.source, loginAttempts.subject],
       set: {
         failures,
-        lockedUntil: sql`case when ${failures} >= ${lockoutThreshold}
-          then now() + make_interval(mins => least(power(4, ${failures} - ${lockoutThreshold}), ${maxMinutes})::int)
-          else null end`,
+        lockedUntil: sql`case when ${failures} >= ${lockoutThreshold} then now() + make_interval(
+          mins => least(power(4, least(${failures} - ${lockoutThreshold}, 20)), ${maxMinutes})::int) end`,
         updatedAt: sql`now()`,
       },
+      // A locked pair is left as it is: no row comes back.
+      setWhere: sql`${loginAttempts.lockedUntil} is null or ${loginAttempts.lockedUntil} <= now()`,
     })
     .returning({ lockedUntil: loginAttempts.lockedUntil });
-  const until = row?.lockedUntil?.getTime() ?? 0;
-  return until > 0 ? Math.ceil(until / 1000) : 0;
+  const [row] = counted;
+  if (!row) return { wasLocked: true, lockedUntil: await lockedUntil(db, key) };
+  return { wasLocked: false, lockedUntil: epochSeconds(row.lockedUntil) };
 }
 
 export async function clearFailures(db: Executor, key: LockoutKey) {

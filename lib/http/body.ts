@@ -16,7 +16,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     size += value.byteLength;
     if (size > maxBodyBytes) {
       await reader.cancel();
-      throw new ApiError(413, "request body is larger than 1 MB");
+      // The rest of the body stays unread on the socket: close it rather than reuse it.
+      throw new ApiError(413, "request body is larger than 1 MB", { connection: "close" });
     }
     chunks.push(value);
   }

@@ -136,7 +136,9 @@ export function route<O extends Operation>(
       const url = new URL(request.url);
       const rawParams = await next.params;
       if (containsNul(rawParams) || containsNul(queryObject(url))) throw new ApiError(400, "NUL character in the URL");
-      const params = operation.params ? validate(operation.params, rawParams, "path") : undefined;
+      const params = operation.params
+        ? validate(operation.params, rawParams, "path", operation.hasFieldNameErrors)
+        : undefined;
       const query = operation.query ? validate(operation.query, queryObject(url), "query") : undefined;
       // Credentials are checked before the body is read, so strangers learn nothing from validation.
       const access = await authorize(operation, request, (params ?? {}) as Record<string, unknown>);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loginAttempts } from "@/models/login-attempts";
-import { clearFailures, lockedUntil, recordFailure } from "../auth/lockout";
+import { clearFailures, countAttempt, lockedUntil } from "../auth/lockout";
 import type { Database, Db } from "../db";
 import { ApiError } from "../errors";
 import { Reply } from "../http/route";
@@ -173,28 +173,35 @@ describe("loginUser", () => {
   });
 });
 
-describe("recordFailure", () => {
-  it("counts 20 concurrent failures of one key exactly: one atomic statement each", async () => {
+describe("countAttempt", () => {
+  const expireLock = (key: { source: string; subject: string }) =>
+    db.execute(sql`update login_attempts set locked_until = now() - interval '1 second'
+      where source = ${key.source} and subject = ${key.subject}`);
+
+  it("lets exactly 3 of 20 concurrent attempts through before the lock: one atomic statement each", async () => {
     const key = { source: "10.1.1.1", subject: `user:${randomUUID()}` };
-    const results = await Promise.all(Array.from({ length: 20 }, () => recordFailure(db, key, 1440)));
-    expect(await failuresOf(key)).toBe(20);
-    // Exactly the 1st and 2nd failures leave the pair unlocked, whatever their order.
-    expect(results.filter((until) => until === 0)).toHaveLength(2);
-    expect(results.filter((until) => until > nowSeconds())).toHaveLength(18);
+    const results = await Promise.all(Array.from({ length: 20 }, () => countAttempt(db, key, 1440)));
+    expect(await failuresOf(key)).toBe(3);
+    expect(results.filter((result) => !result.wasLocked)).toHaveLength(3);
+    expect(results.filter((result) => result.wasLocked && result.lockedUntil > nowSeconds())).toHaveLength(17);
   });
 
   it("locks for 1 minute at the 3rd failure, then 4, 16 ... up to the maximum", async () => {
     const key = { source: "10.1.1.2", subject: `user:${randomUUID()}` };
     const maxMinutes = 20;
-    expect(await recordFailure(db, key, maxMinutes)).toBe(0);
-    expect(await recordFailure(db, key, maxMinutes)).toBe(0);
+    expect(await countAttempt(db, key, maxMinutes)).toEqual({ wasLocked: false, lockedUntil: 0 });
+    expect(await countAttempt(db, key, maxMinutes)).toEqual({ wasLocked: false, lockedUntil: 0 });
     expect(await lockedUntil(db, key)).toBe(0);
     for (const minutes of [1, 4, 16, 20, 20]) {
       const before = nowSeconds();
-      const until = await recordFailure(db, key, maxMinutes);
-      expect(until, `${minutes} min`).toBeGreaterThanOrEqual(before + minutes * 60);
-      expect(until, `${minutes} min`).toBeLessThanOrEqual(nowSeconds() + minutes * 60 + 1);
-      expect(await lockedUntil(db, key)).toBe(until);
+      const attempt = await countAttempt(db, key, maxMinutes);
+      expect(attempt.wasLocked).toBe(false);
+      expect(attempt.lockedUntil, `${minutes} min`).toBeGreaterThanOrEqual(before + minutes * 60);
+      expect(attempt.lockedUntil, `${minutes} min`).toBeLessThanOrEqual(nowSeconds() + minutes * 60 + 1);
+      expect(await lockedUntil(db, key)).toBe(attempt.lockedUntil);
+      // While locked, an attempt is refused and neither counts nor extends the lock.
+      expect(await countAttempt(db, key, maxMinutes)).toEqual({ wasLocked: true, lockedUntil: attempt.lockedUntil });
+      await expireLock(key);
     }
     await clearFailures(db, key);
     expect(await lockedUntil(db, key)).toBe(0);
@@ -206,9 +213,10 @@ describe("recordFailure", () => {
     const maxMinutes = 1;
     await db.insert(loginAttempts).values({ ...key, failures: 600, lockedUntil: null });
     const before = nowSeconds();
-    const until = await recordFailure(db, key, maxMinutes);
-    expect(until).toBeGreaterThanOrEqual(before + 60);
-    expect(until).toBeLessThanOrEqual(nowSeconds() + 61);
+    const attempt = await countAttempt(db, key, maxMinutes);
+    expect(attempt.wasLocked).toBe(false);
+    expect(attempt.lockedUntil).toBeGreaterThanOrEqual(before + 60);
+    expect(attempt.lockedUntil).toBeLessThanOrEqual(nowSeconds() + 61);
     expect(await failuresOf(key)).toBe(601);
   });
 });

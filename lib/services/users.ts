@@ -1,4 +1,4 @@
-import { and, asc, eq, or } from "drizzle-orm";
+import { and, asc, eq, inArray, or } from "drizzle-orm";
 import { members } from "@/models/namespaces";
 import { type UserRow, users } from "@/models/users";
 import { signUserToken } from "../auth/jwt";
@@ -25,25 +25,26 @@ export async function findUserByIdentifier(db: Executor, identifier: string): Pr
   return user;
 }
 
-/** Which of the given username/e-mail are taken by someone other than `exceptUserId`. */
+/**
+ * Which of the given username/e-mail are taken by someone other than `exceptUserId`. Usernames
+ * may contain `@`, so a username also collides with another account's e-mail and the reverse:
+ * a login identifier always names one account.
+ */
 async function conflictingFields(
   db: Executor,
-  fields: { username?: string; email?: string; recovery_email?: string },
+  fields: { username?: string; email?: string },
   exceptUserId?: string,
 ): Promise<string[]> {
-  const conditions = [];
-  if (fields.username) conditions.push(eq(users.username, fields.username));
-  if (fields.email) conditions.push(eq(users.email, fields.email));
-  if (conditions.length === 0) return [];
+  const values = [fields.username, fields.email].filter((value): value is string => Boolean(value));
+  if (values.length === 0) return [];
   const rows = await db
     .select({ id: users.id, username: users.username, email: users.email })
     .from(users)
-    .where(or(...conditions));
+    .where(or(inArray(users.username, values), inArray(users.email, values)));
   const others = rows.filter((row) => row.id !== exceptUserId);
-  const taken: string[] = [];
-  if (fields.username && others.some((row) => row.username === fields.username)) taken.push("username");
-  if (fields.email && others.some((row) => row.email === fields.email)) taken.push("email");
-  return taken;
+  const isTaken = (value?: string) =>
+    Boolean(value) && others.some((row) => row.username === value || row.email === value);
+  return [...(isTaken(fields.username) ? ["username"] : []), ...(isTaken(fields.email) ? ["email"] : [])];
 }
 
 function uniqueViolationFields(error: unknown): string[] | undefined {
@@ -126,12 +127,20 @@ async function requireUser(db: Executor, userId: string): Promise<UserRow> {
   return user;
 }
 
-/** A token for another namespace of the user's, which becomes the one login lands in. */
-export async function switchNamespace(db: Executor, userId: string, tenantId: string): Promise<UserObject> {
+/**
+ * A token for another namespace of the user's. Switching (`isSwitch`) also makes it the
+ * namespace later logins land in.
+ */
+export async function issueNamespaceToken(
+  db: Executor,
+  userId: string,
+  tenantId: string,
+  { isSwitch }: { isSwitch: boolean },
+): Promise<UserObject> {
   const user = await requireUser(db, userId);
   const membership = await roleIn(db, userId, tenantId);
   if (!membership) throw forbidden("you are not a member of this namespace");
-  await db.update(users).set({ lastTenant: tenantId }).where(eq(users.id, userId));
+  if (isSwitch) await db.update(users).set({ lastTenant: tenantId }).where(eq(users.id, userId));
   const token = await signUserToken({ sub: user.id, tenant: tenantId });
   return { token, ...describeUser(user, membership) };
 }

@@ -1,9 +1,9 @@
 import * as api from "@/lib/api/users";
 import { getDb } from "@/lib/db";
 import { route } from "@/lib/http/route";
-import { switchNamespace } from "@/lib/services/users";
+import { issueNamespaceToken } from "@/lib/services/users";
 
-// GET /api/token/{tenant} - switch the active namespace
+// GET /api/token/{tenant} - switch the active namespace: later logins land in it too
 export const GET = route(api.switchNamespaceToken, ({ userId, params }) =>
-  switchNamespace(getDb(), userId, params.tenant),
+  issueNamespaceToken(getDb(), userId, params.tenant, { isSwitch: true }),
 );
