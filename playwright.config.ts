@@ -1,0 +1,37 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+const port = Number(process.env.BROWSER_TEST_PORT ?? 18_930);
+const dataDir = mkdtempSync(path.join(tmpdir(), "das-browser-"));
+
+// The system's Chromium (Debian package), never a downloaded browser.
+export default defineConfig({
+  testDir: "e2e/browser",
+  timeout: 60_000,
+  workers: 1,
+  reporter: process.env.CI ? "list" : "line",
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+    screenshot: "only-on-failure",
+  },
+  webServer: {
+    command: "npm start",
+    url: `http://127.0.0.1:${port}/api/healthcheck`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
+});
