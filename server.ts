@@ -3,9 +3,10 @@ import next from "next";
 import { unscopedPurgeStaleAttempts } from "./lib/auth/lockout";
 import { ConfigError, getConfig } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
+import { errorText } from "./lib/errors";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
-import { readLiveServer, removeServerFile, writeServerFile } from "./lib/runtime";
+import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
 const internalHeaders = [peerHeader, "x-tenant-id", "x-role", "x-id", "x-username", "x-middleware-subrequest"];
@@ -18,10 +19,6 @@ function stampRequest(request: IncomingMessage) {
 async function main() {
   const isDev = process.argv.includes("--dev");
   const config = getConfig();
-  if (!config.DATABASE_URL) {
-    const other = readLiveServer(config.DATA_DIR);
-    if (other) throw new ConfigError(`another server (pid ${other.pid}) is using DATA_DIR ${config.DATA_DIR}`);
-  }
   const database = await openDatabase(config);
   setDatabase(database);
 
@@ -75,10 +72,10 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DataDirBusyError) {
     process.stderr.write(`${error.message}\n`);
   } else {
-    log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : errorText(error) });
   }
   process.exit(1);
 });

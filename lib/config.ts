@@ -1,7 +1,17 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
 
 const ipOrCidrList = z
   .string()
@@ -12,7 +22,7 @@ const ipOrCidrList = z
       .map((item) => item.trim())
       .filter(Boolean),
   )
-  .refine((items) => items.every((item) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(item)), {
+  .refine((items) => items.every(isAddressOrRange), {
     message: "expected a comma-separated list of IP addresses or CIDR ranges",
   });
 
@@ -40,14 +50,19 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
 
+// Their values never appear in messages.
+const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL"]);
+
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
   const result = configSchema.safeParse(present);
   if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `${issue.path.join(".")}=${JSON.stringify(env[String(issue.path[0])])}: ${issue.message}`,
-    );
+    const problems = result.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      const shown = secretVariables.has(name) ? "" : `=${JSON.stringify(env[name])}`;
+      return `${name}${shown}: ${issue.message}`;
+    });
     throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   return result.data;

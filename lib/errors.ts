@@ -66,3 +66,14 @@ function findPgError(error: unknown): { code?: string; constraint?: string } | u
   }
   return undefined;
 }
+
+/** Readable text for anything thrown (some libraries throw plain objects). */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

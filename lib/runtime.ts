@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** What a running server leaves in DATA_DIR so the admin CLI can reach it. */
@@ -31,4 +31,38 @@ export function readLiveServer(dataDir: string): ServerFile | undefined {
   } catch {
     return undefined;
   }
+}
+
+export class DataDirBusyError extends Error {}
+
+/**
+ * Takes DATA_DIR for this process: the embedded database allows one process per data
+ * directory. Returns the release function. A lock left by a dead process is taken over.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.resolve(dataDir, "lock");
+  const release = () => {
+    try {
+      if (readFileSync(file, "utf8").trim() === String(process.pid)) rmSync(file, { force: true });
+    } catch {
+      // already gone
+    }
+  };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx", mode: 0o600 });
+      return release;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = Number(readFileSync(file, "utf8").trim() || 0);
+    if (holder && isAlive(holder)) {
+      throw new DataDirBusyError(
+        `DATA_DIR ${dataDir} is in use by process ${holder} (remove ${file} if that process is not this service)`,
+      );
+    }
+    rmSync(file, { force: true });
+  }
+  throw new DataDirBusyError(`could not lock DATA_DIR ${dataDir}`);
 }

@@ -121,14 +121,13 @@ function describeError(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Runs one admin command against a database. Exit codes: 0 done, 1 refused (not found,
- * conflict, not allowed), 2 bad usage. Used by the CLI directly and by the server for a CLI
- * that finds the server holding the embedded database.
- */
-export async function runCommand(db: Executor, args: string[]): Promise<CommandResult> {
-  if (args.length === 0 || args[0] === "help" || args[0] === "--help")
+type Resolved = { command: (typeof commands)[number]; rest: string[] };
+
+/** Finds the command the arguments name, or the answer for bad usage (no database needed). */
+export function resolveCommand(args: string[]): Resolved | CommandResult {
+  if (args.length === 0 || args[0] === "help" || args[0] === "--help") {
     return { code: args.length === 0 ? 2 : 0, output: usage };
+  }
   const command = commands.find((candidate) => candidate.words.every((word, index) => args[index] === word));
   if (!command) return { code: 2, output: `unknown command: ${args.join(" ")}\n\n${usage}` };
   const rest = args.slice(command.words.length);
@@ -136,8 +135,19 @@ export async function runCommand(db: Executor, args: string[]): Promise<CommandR
   if (rest.length < min || rest.length > max) {
     return { code: 2, output: `wrong number of arguments for '${command.words.join(" ")}'\n\n${usage}` };
   }
+  return { command, rest };
+}
+
+/**
+ * Runs one admin command against a database. Exit codes: 0 done, 1 refused (not found,
+ * conflict, not allowed), 2 bad usage. Used by the CLI directly and by the server for a CLI
+ * that finds the server holding the embedded database.
+ */
+export async function runCommand(db: Executor, args: string[]): Promise<CommandResult> {
+  const resolved = resolveCommand(args);
+  if (!("command" in resolved)) return resolved;
   try {
-    return { code: 0, output: await command.run(db, rest) };
+    return { code: 0, output: await resolved.command.run(db, resolved.rest) };
   } catch (error) {
     const message = describeError(error);
     if (message === undefined) throw error;

@@ -1,46 +1,49 @@
 import { internalSecret, internalSecretHeader } from "../auth/internal";
-import { ConfigError, getConfig } from "../config";
+import { type Config, getConfig } from "../config";
 import { openDatabase } from "../db";
-import { readLiveServer } from "../runtime";
-import { type CommandResult, runCommand } from "./commands";
+import { errorText } from "../errors";
+import { readLiveServer, type ServerFile } from "../runtime";
+import { type CommandResult, resolveCommand, runCommand } from "./commands";
 
-/**
- * The admin CLI. On PostgreSQL it works on the database directly. On the embedded database
- * only one process may open the data directory, so while a server runs on it the command is
- * carried out by that server (POST /internal/admin with the internal secret).
- */
-async function main(): Promise<number> {
-  const args = process.argv.slice(2);
-  const config = getConfig();
-  const server = config.DATABASE_URL ? undefined : readLiveServer(config.DATA_DIR);
-  let result: CommandResult;
-  if (server) {
-    const response = await fetch(`${server.url}/internal/admin`, {
-      method: "POST",
-      headers: { "content-type": "application/json", [internalSecretHeader]: internalSecret() },
-      body: JSON.stringify({ args }),
-    });
-    if (!response.ok)
-      throw new Error(`the running server refused the command (${response.status}): ${await response.text()}`);
-    result = (await response.json()) as CommandResult;
-  } else {
-    const database = await openDatabase(config);
-    try {
-      result = await runCommand(database.db, args);
-    } finally {
-      await database.close();
-    }
+async function runOnServer(server: ServerFile, args: string[]): Promise<CommandResult> {
+  const response = await fetch(`${server.url}/internal/admin`, {
+    method: "POST",
+    headers: { "content-type": "application/json", [internalSecretHeader]: internalSecret() },
+    body: JSON.stringify({ args }),
+  });
+  if (!response.ok) {
+    throw new Error(`the running server refused the command (${response.status}): ${await response.text()}`);
   }
-  (result.code === 0 ? process.stdout : process.stderr).write(`${result.output.trimEnd()}\n`);
-  return result.code;
+  return (await response.json()) as CommandResult;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(
-      `error: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(1);
-  },
-);
+/**
+ * On PostgreSQL the CLI works on the database directly. On the embedded database only one
+ * process may open the data directory, so while a server runs on it the command is carried out
+ * by that server (POST /internal/admin with the internal secret).
+ */
+async function execute(config: Config, args: string[]): Promise<CommandResult> {
+  const resolved = resolveCommand(args);
+  if (!("command" in resolved)) return resolved;
+  const server = config.DATABASE_URL ? undefined : readLiveServer(config.DATA_DIR);
+  if (server) return runOnServer(server, args);
+  const database = await openDatabase(config);
+  try {
+    return await runCommand(database.db, args);
+  } finally {
+    await database.close();
+  }
+}
+
+Promise.resolve()
+  .then(() => execute(getConfig(), process.argv.slice(2)))
+  .then(
+    (result) => {
+      (result.code === 0 ? process.stdout : process.stderr).write(`${result.output.trimEnd()}\n`);
+      process.exit(result.code);
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${errorText(error)}\n`);
+      process.exit(1);
+    },
+  );

@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
 import { log } from "../log";
+import { lockDataDir } from "../runtime";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -50,12 +51,22 @@ async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  const directory = path.resolve(dataDir, "pgdata");
-  mkdirSync(directory, { recursive: true });
-  const client = await PGlite.create(directory, { startParams: pgliteStartParams });
-  const db = drizzle({ client, schema });
-  await migrate(db, { migrationsFolder });
-  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+  const release = lockDataDir(dataDir);
+  try {
+    const directory = path.resolve(dataDir, "pgdata");
+    mkdirSync(directory, { recursive: true });
+    const client = await PGlite.create(directory, { startParams: pgliteStartParams });
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder });
+    const close = async () => {
+      await client.close();
+      release();
+    };
+    return { db: db as unknown as Db, kind: "pglite", close };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {

@@ -19,7 +19,7 @@ function typedValue(field: FilterField, value: string | number | boolean): SQL |
 }
 
 function condition({ params }: PropertyCondition, fields: Record<string, FilterField>): SQL {
-  const field = fields[params.name];
+  const field = Object.hasOwn(fields, params.name) ? fields[params.name] : undefined;
   if (!field) throw badRequest(`filter: unknown property '${params.name}'`);
   const { column } = field;
   const value = params.value;

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "../../..");
-const tsx = path.join(root, "node_modules/.bin/tsx");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,13 +30,18 @@ export type RunningServer = {
 };
 
 /**
- * Starts the real server (`tsx server.ts`, production build) on a free port and waits until
- * /api/healthcheck answers. The data stay in `dataDir` (PGlite) unless DATABASE_URL is given.
+ * Starts the real server (production build) on a free port and waits until /api/healthcheck
+ * answers: `node --import tsx server.ts`, as `npm start` runs it, or `npm start` itself with
+ * `viaNpm`. The data stay in `dataDir` (PGlite) unless DATABASE_URL is given.
  */
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  { viaNpm = false }: { viaNpm?: boolean } = {},
+): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = env.DATA_DIR ?? newDataDir();
-  const child = spawn(tsx, ["server.ts"], {
+  const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env, PORT: String(port), DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
