@@ -99,9 +99,11 @@ describe("parseConfig", () => {
   it.each(badValues)("refuses %s=%s and names the variable", (name, value) => {
     const message = configError({ [name]: value });
     expect(message).toMatch(/^invalid configuration:/);
-    expect(message).toMatch(new RegExp(`^  ${name}=`, "m"));
+    expect(message).toMatch(new RegExp(`^  ${name}[=:]`, "m"));
     // Only the bad variable is named.
-    for (const [other] of badValues) if (other !== name) expect(message).not.toMatch(new RegExp(`^  ${other}=`, "m"));
+    for (const [other] of badValues) {
+      if (other !== name) expect(message).not.toMatch(new RegExp(`^  ${other}[=:]`, "m"));
+    }
   });
 
   it("names every bad variable at once, one per line", () => {
@@ -109,7 +111,9 @@ describe("parseConfig", () => {
     const lines = message.split("\n").slice(1);
     expect(lines).toHaveLength(4);
     for (const name of ["PORT", "SSH_PORT", "DATABASE_URL", "LOG_LEVEL"]) {
-      expect(lines.some((line) => line.trim().startsWith(`${name}=`))).toBe(true);
+      // Secret variables are named without their value.
+      const prefix = name === "DATABASE_URL" ? `${name}:` : `${name}=`;
+      expect(lines.some((line) => line.trim().startsWith(prefix))).toBe(true);
     }
     expect(message).toContain("expected a postgres:// or postgresql:// URL");
   });

@@ -318,7 +318,7 @@ describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
   it("stops with a clear message on a bad configuration", async (context) => {
     const { freshData } = fixture(context);
     const data = await freshData();
-    await expectError(cli({ ...data, DATABASE_URL: "mysql://x" }, "user", "delete", "nobody"), 1, /^\s*DATABASE_URL=/m);
+    await expectError(cli({ ...data, DATABASE_URL: "mysql://x" }, "user", "delete", "nobody"), 1, /^\s*DATABASE_URL:/m);
   });
 
   it("POST /internal/admin needs the internal secret", async (context) => {

@@ -335,7 +335,11 @@ describe("server life cycle", () => {
       registrations: results.map((result) => result.status),
       heavy: heavyResults.map((result) => result.status),
       exitCode,
-    }).toEqual({ registrations: usernames.map(() => 200), heavy: heavy.map(() => 400), exitCode: 0 });
+    }).toEqual({
+      registrations: usernames.map(() => 200),
+      heavy: heavy.map(() => 400),
+      exitCode: 0,
+    });
     expect(refusedAt, "new connections were still accepted after SIGTERM").toBeGreaterThan(0);
     expect(refusedAt).toBeLessThan(Math.max(...results.map((result) => result.at)));
     expect(Math.min(...results.map((result) => result.at))).toBeGreaterThanOrEqual(signalledAt - 1_000);
@@ -369,7 +373,7 @@ describe("server life cycle", () => {
       const run = await runServerProcess({ [name]: value });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("invalid configuration");
-      expect(run.stderr).toMatch(new RegExp(`^  ${name}=`, "m"));
+      expect(run.stderr).toMatch(new RegExp(`^  ${name}[=:]`, "m"));
       // A short, plain message: no stack trace, nothing started.
       expect(run.stderr).not.toMatch(/\n\s+at /);
       expect(run.stdout).not.toContain("listening");
@@ -384,7 +388,7 @@ describe("server life cycle", () => {
 
     const second = await runServerProcess({ DATA_DIR: dataDir });
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`another server (pid ${pid}) is using DATA_DIR ${dataDir}`);
+    expect(second.stderr).toContain(`DATA_DIR ${dataDir} is in use by process ${pid}`);
     expect(second.stderr).not.toMatch(/\n\s+at /);
 
     // The first one is untouched, and so is its runtime file.
@@ -404,7 +408,7 @@ describe("server life cycle", () => {
     const running = both.filter((result) => result.status === "fulfilled");
     const refused = both.filter((result) => result.status === "rejected");
     expect(running.length, "both servers opened the same embedded database").toBe(1);
-    expect(String(refused[0]?.reason)).toContain("another server");
+    expect(String(refused[0]?.reason)).toContain("is in use by process");
   });
 
   it("describes itself at GET /info from PUBLIC_URL and SSH_PORT", async () => {
