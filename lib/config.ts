@@ -44,6 +44,7 @@ export const configSchema = z.object({
   TRUSTED_PROXIES: ipOrCidrList,
   LOCKOUT_MAX_MINUTES: integer(1440, 1, 525_600),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  EDITION: z.enum(["cloud", "community"]).default("cloud"),
 });
 
 export type Config = z.infer<typeof configSchema>;

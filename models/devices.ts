@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 import { namespaces } from "./namespaces";
@@ -31,6 +32,10 @@ export const devices = pgTable(
   (table) => [
     uniqueIndex("devices_tenant_name_key").on(table.tenantId, table.name),
     index("devices_tenant_status_idx").on(table.tenantId, table.status),
+    index("devices_tenant_last_seen_idx").on(table.tenantId, table.lastSeen),
+    // `contains` filters on names use trigram matching.
+    index("devices_name_trgm_idx").using("gin", sql`${table.name} gin_trgm_ops`),
+    index("devices_online_last_seen_idx").on(table.lastSeen).where(sql`${table.online}`),
   ],
 );
 

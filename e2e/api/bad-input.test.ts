@@ -3,6 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { operations } from "@/lib/api";
 import type { Operation } from "@/lib/http/operation";
+import type { Case, Context, Table } from "./support/bad-input";
 import {
   type ApiResponse,
   type CallOptions,
@@ -21,19 +22,6 @@ import {
  * naming the offending fields (`{message, fields}`, or the array of field names on the user
  * register/update operations), never a 500, and a refused request writes nothing.
  */
-
-type Context = {
-  credentials: Pick<CallOptions, "token" | "apiKey" | "headers">;
-  params?: Record<string, string>;
-  /** Values the cases need (usernames, e-mails, key names...). */
-  values: Record<string, string>;
-  /** Throws when a refused request wrote anything. */
-  verify: () => Promise<void>;
-};
-type Input = { body?: unknown; rawBody?: string; query?: string };
-/** The label, the request input, and the field names expected in the 400, or null for `{message}` only. */
-type Case = [label: string, input: (values: Record<string, string>) => Input, fields: string[] | null];
-type Table = { setup: () => Promise<Context>; cases: Case[] };
 
 const fieldNamesOf = (response: ApiResponse, operation: Operation): string[] => {
   if (operation.hasFieldNameErrors) {
@@ -580,7 +568,8 @@ function listApiKeysTable(): Table {
   };
 }
 
-const tables: Record<string, () => Table> = {
+/** A table for every operation with a body or query: these, and each resource's in ./bad-input/*.ts. */
+const coreTables: Record<string, () => Table> = {
   login: loginTable,
   authUser: loginTable,
   registerUser: registerTable,
@@ -598,6 +587,13 @@ const tables: Record<string, () => Table> = {
   listNamespaces: listNamespacesTable,
   listApiKeys: listApiKeysTable,
 };
+
+const resourceModules = import.meta.glob<{ tables: Record<string, () => Table> }>("./bad-input/*.ts", { eager: true });
+const tables: Record<string, () => Table> = Object.assign(
+  {},
+  coreTables,
+  ...Object.values(resourceModules).map((module) => module.tables),
+);
 
 /** Cases every operation with a body gets: a body that is not an object, not JSON, or holds a NUL. */
 const bodyCases: Case[] = [

@@ -14,6 +14,7 @@ import {
   seedUser,
   uniqueName,
 } from "./support/client";
+import type { Actor, Credentials, Entry, Prepared, Via } from "./support/matrix";
 
 /**
  * For every operation and every role, with a JWT and with an API key of that role: a valid
@@ -22,18 +23,7 @@ import {
  */
 
 const roles: Role[] = ["owner", "administrator", "operator", "observer"];
-type Via = "jwt" | "apikey";
 const vias: Via[] = ["jwt", "apikey"];
-
-type Credentials = { token?: string; apiKey?: string };
-/** Who calls: for an API key, `user` is the key's creator (the namespace owner). */
-type Actor = { role: Role; via: Via; user: SeededUser; credentials: Credentials };
-type Prepared = { params?: Record<string, string>; query?: string; body?: unknown };
-type Entry = {
-  /** Destructive for the whole namespace: each case gets a new namespace with its own actor. */
-  freshNamespace?: boolean;
-  request: (namespace: SeededNamespace, actor: Actor) => Promise<Prepared> | Prepared;
-};
 
 /** A new user added to the namespace as observer by its owner: a target for member operations. */
 const observerIn = (namespace: SeededNamespace) => seedMember(namespace, "observer");
@@ -49,8 +39,11 @@ async function keyNameIn(namespace: SeededNamespace) {
   return name;
 }
 
-/** A valid request for every operation that needs credentials, keyed by operation id. */
-const requests: Record<string, Entry> = {
+/**
+ * A valid request for every operation that needs credentials, keyed by operation id: these,
+ * and those of each resource in ./matrix/*.ts (each exports `requests`).
+ */
+const coreRequests: Record<string, Entry> = {
   // users
   getCurrentUser: { request: () => ({}) },
   getToken: { request: (namespace) => ({ params: { tenant: namespace.tenantId } }) },
@@ -105,6 +98,13 @@ const requests: Record<string, Entry> = {
   // internal
   adminCommand: { request: () => ({ body: { args: ["help"] } }) },
 };
+
+const resourceModules = import.meta.glob<{ requests: Record<string, Entry> }>("./matrix/*.ts", { eager: true });
+const requests: Record<string, Entry> = Object.assign(
+  {},
+  coreRequests,
+  ...Object.values(resourceModules).map((module) => module.requests),
+);
 
 function pathOf(operation: Operation, params: Record<string, string> = {}) {
   const path = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) => {

@@ -1,7 +1,13 @@
+import { agentOperations } from "./agent";
+import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
+import { deviceOperations } from "./devices";
+import { firewallOperations } from "./firewall";
 import { internalOperations } from "./internal";
 import { namespaceOperations } from "./namespaces";
+import { publicKeyOperations } from "./public-keys";
 import { serviceOperations } from "./service";
+import { sessionOperations } from "./sessions";
 import { userOperations } from "./users";
 
 /** Every HTTP operation of the service: the OpenAPI document and the role-matrix test read this list. */
@@ -10,5 +16,11 @@ export const operations = [
   ...userOperations,
   ...namespaceOperations,
   ...apiKeyOperations,
+  ...agentOperations,
+  ...deviceOperations,
+  ...publicKeyOperations,
+  ...firewallOperations,
+  ...sessionOperations,
+  ...announcementOperations,
   ...internalOperations,
 ];

@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { apiKeys } from "@/models/api-keys";
+import { devices } from "@/models/devices";
 import { members, namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
 import type { Executor } from "../db";
 import { forbidden, notFound, unauthorized } from "../errors";
 import { hashApiKey } from "./api-key-hash";
-import { verifyUserToken } from "./jwt";
+import { verifyDeviceToken, verifyUserToken } from "./jwt";
 import { lowerRole, type MemberRole } from "./roles";
 
 export type Caller =
@@ -83,4 +84,20 @@ export async function resolveScope(db: Executor, caller: Caller, pathTenant?: st
     .where(eq(namespaces.tenantId, tenantId));
   if (!namespace) throw unauthorized("the token's namespace no longer exists");
   throw forbidden("you are no longer a member of this namespace");
+}
+
+export type DeviceCaller = { uid: string; tenantId: string };
+
+/** The device named by a device token (`Authorization: Bearer`), if it still exists. */
+export async function resolveDevice(db: Executor, headers: Headers): Promise<DeviceCaller> {
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.get("authorization")?.trim() ?? "");
+  if (!match?.[1]) throw unauthorized("missing device token: send 'Authorization: Bearer <token>'");
+  const claims = await verifyDeviceToken(match[1]);
+  if (!claims) throw unauthorized("invalid or expired device token");
+  const [device] = await db
+    .select({ uid: devices.uid })
+    .from(devices)
+    .where(and(eq(devices.uid, claims.uid), eq(devices.tenantId, claims.tenant)));
+  if (!device) throw unauthorized("the token's device no longer exists");
+  return { uid: claims.uid, tenantId: claims.tenant };
 }

@@ -38,3 +38,26 @@ export async function verifyUserToken(token: string): Promise<UserClaims | undef
     return undefined;
   }
 }
+
+export type DeviceClaims = { uid: string; tenant: string };
+
+/** The token an agent gets from `POST /api/devices/auth`: it names the device and its namespace. */
+export async function signDeviceToken(claims: DeviceClaims): Promise<string> {
+  return new SignJWT({ uid: claims.uid, tenant: claims.tenant, typ: "device" })
+    .setProtectedHeader({ alg: algorithm })
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + getConfig().JWT_TTL_SECONDS)
+    .sign(key());
+}
+
+export async function verifyDeviceToken(token: string): Promise<DeviceClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, key(), { algorithms: [algorithm], requiredClaims: ["exp"] });
+    const { typ, uid, tenant } = payload;
+    if (typ !== "device" || typeof uid !== "string" || typeof tenant !== "string") return undefined;
+    if (!/^[0-9a-f]{64}$/.test(uid) || !uuid.test(tenant)) return undefined;
+    return { uid, tenant };
+  } catch {
+    return undefined;
+  }
+}

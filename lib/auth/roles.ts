@@ -22,11 +22,36 @@ export const actions = [
   "apikey.delete",
   "session-record.read",
   "session-record.update",
+  "device.read",
+  "device.update",
+  "device.status",
+  "device.tag",
+  "device.delete",
+  "tag.read",
+  "tag.manage",
+  "publickey.read",
+  "publickey.manage",
+  "session.read",
+  "session.play",
+  "session.close",
+  "firewall.read",
+  "firewall.manage",
+  "stats.read",
 ] as const;
 export type Action = (typeof actions)[number];
 
-const observer: Action[] = ["namespace.read", "apikey.read", "session-record.read"];
-const operator: Action[] = [...observer];
+const observer: Action[] = [
+  "namespace.read",
+  "apikey.read",
+  "session-record.read",
+  "device.read",
+  "tag.read",
+  "publickey.read",
+  "session.read",
+  "firewall.read",
+  "stats.read",
+];
+const operator: Action[] = [...observer, "device.update", "device.status", "device.tag", "tag.manage"];
 const administrator: Action[] = [
   ...operator,
   "namespace.update",
@@ -37,6 +62,11 @@ const administrator: Action[] = [
   "apikey.update",
   "apikey.delete",
   "session-record.update",
+  "device.delete",
+  "publickey.manage",
+  "session.play",
+  "session.close",
+  "firewall.manage",
 ];
 const owner: Action[] = [...administrator, "namespace.delete"];
 

@@ -49,13 +49,14 @@ const pgliteStartParams = [
 
 async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const release = lockDataDir(dataDir);
   try {
     const directory = path.resolve(dataDir, "pgdata");
     mkdirSync(directory, { recursive: true });
-    const client = await PGlite.create(directory, { startParams: pgliteStartParams });
+    const client = await PGlite.create(directory, { startParams: pgliteStartParams, extensions: { pg_trgm } });
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder });
     const close = async () => {

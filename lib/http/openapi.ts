@@ -15,6 +15,8 @@ function accessText(operation: Operation): string {
       return "No authentication.";
     case "internal":
       return "The server's internal secret (X-Internal-Secret).";
+    case "device":
+      return access.orInternal ? "A device token, or the server's internal secret." : "A device token.";
     case "user":
       return "A user's JWT; API keys are refused.";
     case "principal":

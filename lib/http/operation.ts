@@ -8,14 +8,17 @@ import type { Action } from "../auth/roles";
  * - principal: a user (JWT) or an API key, without a namespace role;
  * - tenant: a member of the namespace whose role allows `permission`; the namespace is the
  *   credential's, or the `tenant` path parameter's when `tenantFromPath` is set;
- * - internal: the server's own tools, holding the internal secret from DATA_DIR.
+ * - internal: the server's own tools, holding the internal secret from DATA_DIR;
+ * - device: an agent, with the device token `POST /api/devices/auth` gave it (or, with
+ *   `orInternal`, the server's own tools).
  */
 export type Access =
   | { kind: "public" }
   | { kind: "user" }
   | { kind: "principal" }
   | { kind: "tenant"; permission: Action; apiKey?: boolean; tenantFromPath?: boolean }
-  | { kind: "internal" };
+  | { kind: "internal" }
+  | { kind: "device"; orInternal?: boolean };
 
 type Schema = z.ZodType;
 
@@ -43,6 +46,8 @@ export type Operation<
   /** Bad input answers with the array of field names (user register and update). */
   hasFieldNameErrors?: boolean;
   isDeprecated?: boolean;
+  /** Only in the cloud edition: 404 in the community edition. */
+  isCloudOnly?: boolean;
   /** Other documented answers, for the OpenAPI document. */
   errors?: Record<number, string>;
 };

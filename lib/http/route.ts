@@ -1,10 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { ZodError, type z } from "zod";
-import { type Caller, resolveCaller, resolveScope, type Scope } from "../auth/credentials";
+import {
+  type Caller,
+  type DeviceCaller,
+  resolveCaller,
+  resolveDevice,
+  resolveScope,
+  type Scope,
+} from "../auth/credentials";
 import { internalSecretHeader, isInternalSecret } from "../auth/internal";
 import { can } from "../auth/roles";
+import { getConfig } from "../config";
 import { getDb } from "../db";
-import { ApiError, forbidden, unauthorized, ValidationError } from "../errors";
+import { ApiError, forbidden, notFound, unauthorized, ValidationError } from "../errors";
 import { log } from "../log";
 import { containsNul, readJsonBody } from "./body";
 import type { Access, Operation } from "./operation";
@@ -15,11 +23,13 @@ type Infer<S> = [NonNullable<S>] extends [never] ? undefined : z.output<NonNulla
 
 type AccessContext<A extends Access> = A extends { kind: "tenant" }
   ? { scope: Scope }
-  : A extends { kind: "user" }
-    ? { userId: string; tokenTenant: string }
-    : A extends { kind: "principal" }
-      ? { caller: Caller }
-      : object;
+  : A extends { kind: "device" }
+    ? { device: DeviceCaller | null }
+    : A extends { kind: "user" }
+      ? { userId: string; tokenTenant: string }
+      : A extends { kind: "principal" }
+        ? { caller: Caller }
+        : object;
 
 export type RouteContext<O extends Operation> = {
   request: Request;
@@ -74,10 +84,14 @@ function queryObject(url: URL): Record<string, string> {
 async function authorize(operation: Operation, request: Request, params: Record<string, unknown>) {
   const access = operation.access;
   if (access.kind === "public") return {};
+  const hasInternalSecret = isInternalSecret(request.headers.get(internalSecretHeader));
   if (access.kind === "internal") {
-    if (!isInternalSecret(request.headers.get(internalSecretHeader)))
-      throw unauthorized("missing or wrong internal secret");
+    if (!hasInternalSecret) throw unauthorized("missing or wrong internal secret");
     return {};
+  }
+  if (access.kind === "device") {
+    if (access.orInternal && hasInternalSecret) return { device: null };
+    return { device: await resolveDevice(getDb(), request.headers) };
   }
   const db = getDb();
   const caller = await resolveCaller(db, request.headers);
@@ -133,6 +147,7 @@ export function route<O extends Operation>(
 ) {
   return async (request: Request, next: NextContext): Promise<Response> => {
     try {
+      if (operation.isCloudOnly && getConfig().EDITION !== "cloud") throw notFound("this operation");
       const url = new URL(request.url);
       const rawParams = await next.params;
       if (containsNul(rawParams) || containsNul(queryObject(url))) throw new ApiError(400, "NUL character in the URL");

@@ -1,0 +1,3 @@
+import type { Operation } from "../http/operation";
+
+export const firewallOperations: Operation[] = [];

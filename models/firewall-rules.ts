@@ -1,0 +1,28 @@
+import { boolean, index, integer, jsonb, pgTable, serial, text, uuid } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { namespaces } from "./namespaces";
+import type { PublicKeyFilter } from "./public-keys";
+
+export const firewallActions = ["allow", "deny"] as const;
+export type FirewallAction = (typeof firewallActions)[number];
+
+export const firewallRules = pgTable(
+  "firewall_rules",
+  {
+    id: serial("id").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    action: text("action").$type<FirewallAction>().notNull(),
+    active: boolean("active").notNull(),
+    priority: integer("priority").notNull(),
+    // Regular expressions, run on a linear-time engine.
+    sourceIp: text("source_ip").notNull(),
+    username: text("username").notNull(),
+    filter: jsonb("filter").$type<PublicKeyFilter>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("firewall_rules_tenant_priority_idx").on(table.tenantId, table.priority)],
+);
+
+export type FirewallRuleRow = typeof firewallRules.$inferSelect;

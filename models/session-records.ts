@@ -1,0 +1,24 @@
+import { bigserial, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { namespaces } from "./namespaces";
+import { sessions } from "./sessions";
+
+/** Recorded terminal output of a session: frames in the order they were written. */
+export const sessionRecords = pgTable(
+  "session_records",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    sessionUid: text("session_uid")
+      .notNull()
+      .references(() => sessions.uid, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    time: timestamp("time", { withTimezone: true }).notNull().defaultNow(),
+    message: text("message").notNull(),
+    width: integer("width").notNull(),
+    height: integer("height").notNull(),
+  },
+  (table) => [index("session_records_session_idx").on(table.sessionUid, table.id)],
+);
+
+export type SessionRecordRow = typeof sessionRecords.$inferSelect;
