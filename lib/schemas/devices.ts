@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { deviceStatuses } from "@/models/devices";
-import { timestamp } from "./common";
+import { orderBy, pagination, timestamp } from "./common";
+import { filterQuery } from "./filter";
 
 export const deviceUid = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lower-case hex characters");
 export const deviceUidParams = z.object({ uid: deviceUid });
@@ -41,4 +42,57 @@ export const deviceObject = z.object({
   tags: z.array(z.string()),
   public_url: z.boolean(),
   acceptable: z.boolean(),
+});
+
+/** Device names take part in SSH addresses (`user@namespace.device@host`): a lower-case hostname label. */
+export const deviceName = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "1 to 63 lower-case letters, digits or inner hyphens");
+
+export const deviceSortFields = [
+  "last_seen",
+  "created_at",
+  "status_update_at",
+  "name",
+  "uid",
+  "status",
+  "online",
+] as const;
+export type DeviceSortField = (typeof deviceSortFields)[number];
+
+export const listDevicesQuery = pagination.extend({
+  filter: filterQuery,
+  status: z.enum(deviceStatuses).optional(),
+  sort_by: z.enum(deviceSortFields).default("last_seen"),
+  order_by: orderBy,
+});
+
+export const updateDeviceBody = z.object({ name: deviceName.optional(), public_url: z.boolean().optional() });
+
+/** The words of `PATCH /api/devices/{uid}/{status}`. */
+export const statusWords = ["accept", "reject", "pending", "unused"] as const;
+export type StatusWord = (typeof statusWords)[number];
+export const deviceStatusParams = z.object({ uid: deviceUid, status: z.enum(statusWords) });
+
+export const deviceTagBody = z.object({ tag: tagName });
+export const deviceTagsBody = z.object({
+  // Repeated names count once, as a set.
+  tags: z
+    .array(tagName)
+    .min(1, "at least 1 tag")
+    .max(3, "at most 3 tags")
+    .transform((tags) => [...new Set(tags)]),
+});
+export const deviceTagParams = z.object({ uid: deviceUid, tag: tagName });
+
+export const tagParams = z.object({ tag: tagName });
+export const renameTagBody = z.object({ tag: tagName });
+export const listTagsQuery = pagination;
+
+export const statsObject = z.object({
+  registered_devices: z.number().int(),
+  online_devices: z.number().int(),
+  pending_devices: z.number().int(),
+  rejected_devices: z.number().int(),
+  active_sessions: z.number().int(),
 });

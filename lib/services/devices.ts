@@ -1,0 +1,222 @@
+import { and, asc, type Column, count, desc, eq, ne, sql } from "drizzle-orm";
+import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
+import { namespaces } from "@/models/namespaces";
+import type { Scope } from "../auth/credentials";
+import { getConfig } from "../config";
+import type { Executor } from "../db";
+import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
+import { paged } from "../http/route";
+import { offsetOf, type Pagination } from "../schemas/common";
+import type { DeviceSortField, StatusWord } from "../schemas/devices";
+import type { FilterItem } from "../schemas/filter";
+import { describeDevice } from "./device-view";
+import { type FilterField, filterToSql } from "./filter";
+
+/** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
+const filterFields: Record<string, FilterField> = {
+  name: { column: devices.name, type: "text" },
+  uid: { column: devices.uid, type: "text" },
+  online: { column: devices.online, type: "boolean" },
+  tags: { column: devices.tags, type: "tags" },
+  status: { column: devices.status, type: "text" },
+  last_seen: { column: devices.lastSeen, type: "date" },
+  created_at: { column: devices.createdAt, type: "date" },
+  "info.id": { column: sql`${devices.info}->>'id'`, type: "text" },
+  "info.pretty_name": { column: sql`${devices.info}->>'pretty_name'`, type: "text" },
+  "info.version": { column: sql`${devices.info}->>'version'`, type: "text" },
+  "info.arch": { column: sql`${devices.info}->>'arch'`, type: "text" },
+  "info.platform": { column: sql`${devices.info}->>'platform'`, type: "text" },
+};
+
+const sortColumns = {
+  last_seen: devices.lastSeen,
+  created_at: devices.createdAt,
+  status_update_at: devices.statusUpdateAt,
+  name: devices.name,
+  uid: devices.uid,
+  status: devices.status,
+  online: devices.online,
+} satisfies Record<DeviceSortField, Column>;
+
+const statusOf: Record<StatusWord, DeviceStatus> = {
+  accept: "accepted",
+  reject: "rejected",
+  pending: "pending",
+  unused: "unused",
+};
+
+const ofDevice = (scope: Scope, uid: string) => and(eq(devices.uid, uid), eq(devices.tenantId, scope.tenantId));
+
+/** The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap). */
+async function namespaceState(db: Executor, tenantId: string) {
+  const [[namespace], accepted] = await Promise.all([
+    db
+      .select({ name: namespaces.name, maxDevices: namespaces.maxDevices })
+      .from(namespaces)
+      .where(eq(namespaces.tenantId, tenantId)),
+    db.$count(devices, and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted"))),
+  ]);
+  if (!namespace) throw notFound("namespace");
+  return { name: namespace.name, isFull: namespace.maxDevices >= 0 && accepted >= namespace.maxDevices };
+}
+
+async function view(db: Executor, scope: Scope, row: DeviceRow) {
+  const namespace = await namespaceState(db, scope.tenantId);
+  return describeDevice(row, namespace.name, namespace.isFull);
+}
+
+export type ListDevicesQuery = Pagination & {
+  filter?: FilterItem[];
+  status?: DeviceStatus;
+  sort_by: DeviceSortField;
+  order_by: "asc" | "desc";
+};
+
+export async function listDevices(db: Executor, scope: Scope, query: ListDevicesQuery) {
+  const where = and(
+    eq(devices.tenantId, scope.tenantId),
+    query.status ? eq(devices.status, query.status) : undefined,
+    filterToSql(query.filter, filterFields),
+  );
+  const direction = query.order_by === "asc" ? asc : desc;
+  const [total] = await db.select({ count: count() }).from(devices).where(where);
+  const rows = await db
+    .select()
+    .from(devices)
+    .where(where)
+    // The uid breaks ties, so pages never overlap.
+    .orderBy(direction(sortColumns[query.sort_by]), direction(devices.uid))
+    .limit(query.per_page)
+    .offset(offsetOf(query));
+  const namespace = await namespaceState(db, scope.tenantId);
+  return paged(
+    rows.map((row) => describeDevice(row, namespace.name, namespace.isFull)),
+    total?.count ?? 0,
+  );
+}
+
+/** A device of the caller's namespace; any other uid, another tenant's included, is a 404. */
+async function findDevice(db: Executor, scope: Scope, uid: string) {
+  const [row] = await db.select().from(devices).where(ofDevice(scope, uid));
+  if (!row) throw notFound("device");
+  return row;
+}
+
+export async function getDevice(db: Executor, scope: Scope, uid: string) {
+  return view(db, scope, await findDevice(db, scope, uid));
+}
+
+export async function updateDevice(
+  db: Executor,
+  scope: Scope,
+  uid: string,
+  input: { name?: string; public_url?: boolean },
+) {
+  if (input.name === undefined && input.public_url === undefined) return getDevice(db, scope, uid);
+  const [row] = await db
+    .update(devices)
+    .set({ name: input.name, publicUrl: input.public_url })
+    .where(ofDevice(scope, uid))
+    .returning()
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error, "devices_tenant_name_key")) {
+        throw conflict("a device with this name already exists in the namespace");
+      }
+      throw error;
+    });
+  if (!row) throw notFound("device");
+  return view(db, scope, row);
+}
+
+function deviceLimitReached(maxDevices: number) {
+  // The cloud edition sells more devices (402 Payment Required); the community edition just refuses.
+  const status = getConfig().EDITION === "cloud" ? 402 : 403;
+  return new ApiError(status, `the namespace has reached its limit of ${maxDevices} accepted devices`);
+}
+
+/**
+ * Accepts a device unless the namespace already has `max_devices` accepted devices. Accepts in
+ * one namespace queue on its row (FOR NO KEY UPDATE, which agents inserting devices do not wait
+ * for), so concurrent accepts each count the others' committed results and never pass the cap.
+ */
+export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
+  const row = await db.transaction(async (tx) => {
+    const [namespace] = await tx
+      .select({ maxDevices: namespaces.maxDevices })
+      .from(namespaces)
+      .where(eq(namespaces.tenantId, scope.tenantId))
+      .for("no key update");
+    const device = await findDevice(tx, scope, uid);
+    if (namespace && namespace.maxDevices >= 0 && device.status !== "accepted") {
+      const [accepted] = await tx
+        .select({ count: count() })
+        .from(devices)
+        .where(and(eq(devices.tenantId, scope.tenantId), eq(devices.status, "accepted"), ne(devices.uid, uid)));
+      if ((accepted?.count ?? 0) >= namespace.maxDevices) throw deviceLimitReached(namespace.maxDevices);
+    }
+    const [updated] = await tx
+      .update(devices)
+      .set({ status: "accepted", statusUpdateAt: sql`now()` })
+      .where(ofDevice(scope, uid))
+      .returning();
+    if (!updated) throw notFound("device");
+    return updated;
+  });
+  return view(db, scope, row);
+}
+
+/** `PATCH /api/devices/{uid}/{status}`: accept goes through the device limit, the others never add to it. */
+export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, word: StatusWord) {
+  const status = statusOf[word];
+  if (status === "accepted") return acceptDevice(db, scope, uid);
+  const [row] = await db
+    .update(devices)
+    .set({ status, statusUpdateAt: sql`now()` })
+    .where(ofDevice(scope, uid))
+    .returning();
+  if (!row) throw notFound("device");
+  return view(db, scope, row);
+}
+
+export async function deleteDevice(db: Executor, scope: Scope, uid: string) {
+  const deleted = await db.delete(devices).where(ofDevice(scope, uid)).returning({ uid: devices.uid });
+  if (deleted.length === 0) throw notFound("device");
+}
+
+const maxTagsPerDevice = 3;
+
+/** Adds a tag in one conditional statement, so two concurrent adds cannot pass 3 tags. */
+export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag: string) {
+  const [row] = await db
+    .update(devices)
+    .set({ tags: sql`array_append(${devices.tags}, ${tag})` })
+    .where(
+      and(
+        ofDevice(scope, uid),
+        sql`not (${tag} = any(${devices.tags}))`,
+        sql`cardinality(${devices.tags}) < ${maxTagsPerDevice}`,
+      ),
+    )
+    .returning();
+  if (row) return view(db, scope, row);
+  const device = await findDevice(db, scope, uid);
+  if (device.tags.includes(tag)) throw conflict(`the device already has the tag '${tag}'`);
+  throw conflict(`a device has at most ${maxTagsPerDevice} tags`);
+}
+
+export async function setDeviceTags(db: Executor, scope: Scope, uid: string, tags: string[]) {
+  const [row] = await db.update(devices).set({ tags }).where(ofDevice(scope, uid)).returning();
+  if (!row) throw notFound("device");
+  return view(db, scope, row);
+}
+
+export async function removeDeviceTag(db: Executor, scope: Scope, uid: string, tag: string) {
+  const [row] = await db
+    .update(devices)
+    .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
+    .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`))
+    .returning();
+  if (row) return view(db, scope, row);
+  await findDevice(db, scope, uid);
+  throw notFound(`tag '${tag}' on the device`);
+}
