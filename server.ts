@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
 import next from "next";
+import { internalSecret } from "./lib/auth/internal";
 import { ConfigError, getConfig } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
@@ -23,6 +24,8 @@ async function main() {
   const config = getConfig();
   const database = await openDatabase(config);
   setDatabase(database);
+  // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
+  internalSecret();
 
   const app = next({ dev: isDev, dir: process.cwd() });
   await app.prepare();

@@ -5,8 +5,10 @@ import { deviceInfo, deviceUid } from "./devices";
 
 const mac = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
 
-function isPemPublicKey(value: string): boolean {
-  if (!value.includes("-----BEGIN")) return false;
+const pemShape = /^-----BEGIN [A-Z ]*PUBLIC KEY-----[\r\n]+[A-Za-z0-9+/=\r\n]+-----END [A-Z ]*PUBLIC KEY-----\s*$/;
+
+/** Parsing a key is costly: heartbeats check its shape, a new device's key is parsed once. */
+export function isPemPublicKey(value: string): boolean {
   try {
     createPublicKey(value);
     return true;
@@ -25,7 +27,7 @@ export const authDeviceBody = z
       .max(63)
       .regex(/^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)?$/, "letters, digits and inner hyphens"),
     identity: z.object({ mac: z.union([z.literal(""), z.string().regex(mac, "a MAC address")]) }).default({ mac: "" }),
-    public_key: z.string().max(16_384).refine(isPemPublicKey, "a PEM-encoded public key"),
+    public_key: z.string().max(16_384).regex(pemShape, "a PEM-encoded public key"),
     tenant_id: tenantId,
   })
   .refine((body) => body.hostname !== "" || body.identity.mac !== "", {

@@ -5,8 +5,8 @@ import { namespaces } from "@/models/namespaces";
 import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { badRequest, isUniqueViolation, notFound } from "../errors";
-import { type AuthDeviceInput, realIp } from "../schemas/agent";
+import { badRequest, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { type AuthDeviceInput, isPemPublicKey, realIp } from "../schemas/agent";
 import { heartbeatWriter } from "./heartbeats";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -55,6 +55,9 @@ async function deviceToken(uid: string, tenantId: string): Promise<string> {
  */
 async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string, source: string): Promise<string> {
   if ((await namespaceName(db, input.tenant_id, true)) === undefined) throw notFound("namespace");
+  if (!isPemPublicKey(input.public_key)) {
+    throw new ValidationError([{ field: "public_key", message: "not a valid PEM-encoded public key" }]);
+  }
   const perMinute = getConfig().DEVICE_REGISTRATIONS_PER_MINUTE;
   await consumeRateLimit(db, `device-registration:${input.tenant_id}:${source}`, perMinute, 60);
   await consumeRateLimit(db, `device-registration:${input.tenant_id}`, perMinute * 20, 60);
