@@ -65,6 +65,7 @@ async function main() {
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     server.close(async () => {
       clearTimeout(force);
+      log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()
         .catch((error: unknown) => log.warn("closing the database failed", { error: String(error) }));

@@ -14,16 +14,19 @@ export type Heartbeat = {
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
 const maxBatch = 5_000;
+// Writes in flight at once: a batch waits for its commit (WAL flush); overlapping a few keeps
+// the database busy while each batch still holds everything that arrived meanwhile.
+const maxWrites = 4;
 
 /**
- * Group commit for agent heartbeats. Heartbeats that arrive while a write is running wait for
+ * Group commit for agent heartbeats. Heartbeats that arrive while writes are running wait for
  * the next one, which writes them all in one statement; each is answered once the statement
  * holding it has committed, so a crash never loses an acknowledged heartbeat. With no backlog a
  * heartbeat is written at once: batching adds no delay, only fewer statements under load.
  */
 export class HeartbeatWriter {
   private queue: Waiting[] = [];
-  private isWriting = false;
+  private writing = 0;
   /** Totals since start, logged at shutdown: statements per heartbeat is what batching saves. */
   readonly totals = { heartbeats: 0, statements: 0 };
 
@@ -34,12 +37,12 @@ export class HeartbeatWriter {
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
       this.totals.heartbeats += 1;
-      if (!this.isWriting) void this.drain();
+      if (this.writing < maxWrites) void this.drain();
     });
   }
 
   private async drain() {
-    this.isWriting = true;
+    this.writing += 1;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, maxBatch);
       try {
@@ -50,7 +53,7 @@ export class HeartbeatWriter {
         for (const waiting of batch) waiting.reject(error);
       }
     }
-    this.isWriting = false;
+    this.writing -= 1;
   }
 
   /**
