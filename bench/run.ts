@@ -1,9 +1,11 @@
+import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
 import { simulate } from "./simulator";
 
 /** `npm run bench -- NAME [--option value ...]` */
 const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> = {
   heartbeat: heartbeatBenchmark,
+  devices: deviceListBenchmark,
   simulate,
 };
 
