@@ -14,7 +14,7 @@ export function filterAdmits(filter: PublicKeyFilter, device: FilteredDevice): b
   return filter.tags.some((tag) => device.tags.includes(tag));
 }
 
-export const maxFilterTags = 3;
+const maxFilterTags = 3;
 
 /**
  * A tags filter with `tag` added. A hostname filter is refused: adding a tag would silently

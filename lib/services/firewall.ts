@@ -20,7 +20,7 @@ const describe = (row: FirewallRuleRow) => ({
   username: row.username,
 });
 
-export type FirewallRuleInput = {
+type FirewallRuleInput = {
   action: FirewallAction;
   active: boolean;
   filter: PublicKeyFilter;

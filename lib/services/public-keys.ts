@@ -23,7 +23,7 @@ const describe = (row: PublicKeyRow) => ({
   username: row.username,
 });
 
-export type PublicKeyRules = { name: string; username: string; filter: PublicKeyFilter };
+type PublicKeyRules = { name: string; username: string; filter: PublicKeyFilter };
 
 const assertRegexes = ({ filter, username }: PublicKeyRules) =>
   assertUserRegexes({ ...("hostname" in filter ? { "filter.hostname": filter.hostname } : {}), username });
