@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage } from "node:http";
 import next from "next";
-import { unscopedPurgeStaleAttempts } from "./lib/auth/lockout";
+import { internalSecret } from "./lib/auth/internal";
 import { ConfigError, getConfig } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
+import { directRoute, serveDirect } from "./lib/http/direct";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
+import { heartbeatWriter } from "./lib/services/heartbeats";
+import { startTimers } from "./lib/timers";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
 const internalHeaders = [peerHeader, "x-tenant-id", "x-role", "x-id", "x-username", "x-middleware-subrequest"];
@@ -21,12 +24,21 @@ async function main() {
   const config = getConfig();
   const database = await openDatabase(config);
   setDatabase(database);
+  // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
+  internalSecret();
 
   const app = next({ dev: isDev, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((request, response) => {
     stampRequest(request);
+    const direct = directRoute(request.method, request.url);
+    if (direct) {
+      serveDirect(direct, request, response).catch((error: unknown) =>
+        log.error("direct route failed", { error: errorText(error) }),
+      );
+      return;
+    }
     void handle(request, response);
   });
   server.keepAliveTimeout = 5_000;
@@ -41,23 +53,19 @@ async function main() {
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", { url: `http://${localHost}:${port}`, host: config.HOST, port, database: database.kind });
 
-  const purge = setInterval(() => {
-    unscopedPurgeStaleAttempts(database.db, config.LOCKOUT_MAX_MINUTES).catch((error: unknown) =>
-      log.warn("purging login attempts failed", { error: String(error) }),
-    );
-  }, 10 * 60_000);
-  purge.unref();
+  const timers = startTimers(database.db, config);
 
   let isStopping = false;
   const stop = (signal: string) => {
     if (isStopping) return;
     isStopping = true;
     log.info("stopping", { signal });
-    clearInterval(purge);
+    for (const timer of timers) clearInterval(timer);
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     server.close(async () => {
       clearTimeout(force);
+      log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()
         .catch((error: unknown) => log.warn("closing the database failed", { error: String(error) }));

@@ -25,6 +25,9 @@ describe("parseConfig", () => {
       TRUSTED_PROXIES: [],
       LOCKOUT_MAX_MINUTES: 1440,
       LOG_LEVEL: "info",
+      EDITION: "cloud",
+      DEVICE_OFFLINE_SECONDS: 120,
+      DEVICE_REGISTRATIONS_PER_MINUTE: 60,
     });
   });
 

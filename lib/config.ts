@@ -45,6 +45,8 @@ export const configSchema = z.object({
   LOCKOUT_MAX_MINUTES: integer(1440, 1, 525_600),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   EDITION: z.enum(["cloud", "community"]).default("cloud"),
+  DEVICE_OFFLINE_SECONDS: integer(120, 10, 86_400),
+  DEVICE_REGISTRATIONS_PER_MINUTE: integer(60, 1, 1_000_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-/** Reads a secret kept in DATA_DIR, creating it (owner-only) on first use. */
-export function loadOrCreateSecret(dataDir: string, file: string, bytes = 48): string {
+/** Reads a file kept in DATA_DIR, creating it (owner-only) with `create()` on first use. */
+export function loadOrCreateFile(dataDir: string, file: string, create: () => string): string {
   const location = path.resolve(dataDir, file);
   try {
     return readFileSync(location, "utf8").trim();
@@ -11,13 +11,17 @@ export function loadOrCreateSecret(dataDir: string, file: string, bytes = 48): s
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   mkdirSync(path.dirname(location), { recursive: true });
-  const secret = randomBytes(bytes).toString("base64url");
+  const content = create();
   try {
-    writeFileSync(location, `${secret}\n`, { mode: 0o600, flag: "wx" });
-    return secret;
+    writeFileSync(location, `${content}\n`, { mode: 0o600, flag: "wx" });
+    return content;
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return readFileSync(location, "utf8").trim();
     throw error;
   }
 }
+
+/** Reads a random secret kept in DATA_DIR, creating it on first use. */
+export const loadOrCreateSecret = (dataDir: string, file: string, bytes = 48) =>
+  loadOrCreateFile(dataDir, file, () => randomBytes(bytes).toString("base64url"));

@@ -55,7 +55,8 @@ describe("the permission table", () => {
   });
 
   it("lets an observer only read", () => {
-    expect([...permissions.observer].sort()).toEqual(["apikey.read", "namespace.read", "session-record.read"]);
+    expect([...permissions.observer].every((action) => action.endsWith(".read"))).toBe(true);
+    expect([...permissions.observer].sort()).toEqual(actions.filter((action) => action.endsWith(".read")).sort());
   });
 });
 

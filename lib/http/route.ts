@@ -24,7 +24,7 @@ type Infer<S> = [NonNullable<S>] extends [never] ? undefined : z.output<NonNulla
 type AccessContext<A extends Access> = A extends { kind: "tenant" }
   ? { scope: Scope }
   : A extends { kind: "device" }
-    ? { device: DeviceCaller | null }
+    ? { device: A extends { orInternal: true } ? DeviceCaller | null : DeviceCaller }
     : A extends { kind: "user" }
       ? { userId: string; tokenTenant: string }
       : A extends { kind: "principal" }

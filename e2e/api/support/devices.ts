@@ -1,38 +1,39 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
+import { agentBody, authDevice, uniqueMac } from "./agents";
 import { type CallOptions, call, type SeededNamespace, uniqueName } from "./client";
+
+export type RegisteredDevice = { uid: string; token: string; name: string };
+
+/** A device of the namespace, registered as its agent does (`POST /api/devices/auth`), with its token. */
+export async function registerDevice(
+  namespace: SeededNamespace,
+  hostname = uniqueName("dev"),
+): Promise<RegisteredDevice> {
+  const publicKey = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({
+    type: "spki",
+    format: "pem",
+  });
+  const response = await call("POST", "/api/devices/auth", {
+    body: {
+      info: { id: "debian", pretty_name: "Debian GNU/Linux 12", version: "v0.16.4", arch: "amd64", platform: "native" },
+      sessions: [],
+      hostname,
+      identity: { mac: "02:42:ac:11:00:02" },
+      public_key: publicKey.toString(),
+      tenant_id: namespace.tenantId,
+    },
+  });
+  if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
+  return { uid: response.body.uid, token: response.body.token, name: response.body.name };
+}
 
 export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
 
 export type SeededDevice = { uid: string; token: string; name: string; hostname: string; mac: string };
 
-let publicKey: string | undefined;
-
-/** One RSA key per test file (generating one costs tens of milliseconds); devices differ by hostname and MAC. */
-function agentKey() {
-  publicKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({
-    type: "spki",
-    format: "pem",
-  }) as string;
-  return publicKey;
-}
-
-export const randomMac = () => Array.from(randomBytes(6), (byte) => byte.toString(16).padStart(2, "0")).join(":");
-
-/** The body an agent sends to `POST /api/devices/auth`. */
-export function agentBody(tenantId: string, hostname: string, mac: string) {
-  return {
-    info: { id: "debian", pretty_name: "Debian", version: "1", arch: "x86_64", platform: "docker" },
-    sessions: [],
-    hostname,
-    identity: { mac },
-    public_key: agentKey(),
-    tenant_id: tenantId,
-  };
-}
-
 /** An agent's heartbeat: registers the device on first call; marks it online and bumps `last_seen`. */
 export async function heartbeat(tenantId: string, hostname: string, mac: string, options: CallOptions = {}) {
-  const response = await call("POST", "/api/devices/auth", { ...options, body: agentBody(tenantId, hostname, mac) });
+  const response = await authDevice(agentBody(tenantId, { hostname, identity: { mac } }), options);
   if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
   return response.body as { uid: string; token: string; name: string; namespace: string };
 }
@@ -49,7 +50,7 @@ export async function seedDevice(
   > = {},
 ): Promise<SeededDevice> {
   const hostname = options.hostname ?? uniqueName("dev");
-  const mac = randomMac();
+  const mac = uniqueMac();
   const base = { baseUrl: options.baseUrl };
   const device = await heartbeat(namespace.tenantId, hostname, mac, base);
   const owner = { ...base, token: namespace.owner.tenantToken };

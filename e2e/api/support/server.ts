@@ -53,7 +53,8 @@ export async function startServer(
   child.stderr?.on("data", (chunk) => {
     output += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close" comes after the output streams end, so output() is complete once stop() resolves.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -1,0 +1,1 @@
+export { authDeviceAlias as POST } from "@/lib/handlers/agent";

@@ -1,0 +1,1 @@
+export { authDevice as POST } from "@/lib/handlers/agent";

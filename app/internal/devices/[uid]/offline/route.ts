@@ -1,0 +1,1 @@
+export { markOffline as POST } from "@/lib/handlers/agent";

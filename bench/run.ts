@@ -1,0 +1,28 @@
+import { deviceListBenchmark } from "./devices";
+import { heartbeatBenchmark } from "./heartbeat";
+import { simulate } from "./simulator";
+
+/** `npm run bench -- NAME [--option value ...]` */
+const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> = {
+  heartbeat: heartbeatBenchmark,
+  devices: deviceListBenchmark,
+  simulate,
+};
+
+const [name = "", ...rest] = process.argv.slice(2);
+const args = new Map<string, string>();
+for (let index = 0; index < rest.length; index += 2)
+  args.set((rest[index] ?? "").replace(/^--/, ""), rest[index + 1] ?? "");
+
+const benchmark = benchmarks[name];
+if (!benchmark) {
+  process.stderr.write(`usage: npm run bench -- (${Object.keys(benchmarks).join(" | ")}) [--option value ...]\n`);
+  process.exit(2);
+}
+benchmark(args).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,40 @@
+import { call, type SeededNamespace } from "../support/client";
+import type { Entry } from "../support/matrix";
+
+const newRule = (priority = 1) => ({
+  action: "deny",
+  active: true,
+  priority,
+  source_ip: ".*",
+  username: "^root$",
+  filter: { tags: ["matrix-one", "matrix-two"] },
+});
+
+/** A new rule of the namespace, made by its owner; returns its id. */
+async function ruleIn(namespace: SeededNamespace) {
+  const response = await call("POST", "/api/firewall/rules", { token: namespace.owner.tenantToken, body: newRule() });
+  if (response.status !== 200) throw new Error(`firewall rule create failed: ${response.status} ${response.text}`);
+  return response.body.id as string;
+}
+
+export const requests: Record<string, Entry> = {
+  createFirewallRule: { request: () => ({ body: newRule(5) }) },
+  listFirewallRules: { request: () => ({ query: "page=1&per_page=5" }) },
+  getFirewallRule: { request: async (namespace) => ({ params: { id: await ruleIn(namespace) } }) },
+  updateFirewallRule: {
+    request: async (namespace) => ({
+      params: { id: await ruleIn(namespace) },
+      body: { ...newRule(2), action: "allow" },
+    }),
+  },
+  deleteFirewallRule: { request: async (namespace) => ({ params: { id: await ruleIn(namespace) } }) },
+  addFirewallRuleTag: {
+    request: async (namespace) => ({ params: { id: await ruleIn(namespace) }, body: { tag: "matrix-three" } }),
+  },
+  removeFirewallRuleTag: {
+    request: async (namespace) => ({ params: { id: await ruleIn(namespace) }, body: { tag: "matrix-one" } }),
+  },
+  updateFirewallRuleTags: {
+    request: async (namespace) => ({ params: { id: await ruleIn(namespace) }, body: { tags: ["matrix-new"] } }),
+  },
+};

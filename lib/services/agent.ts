@@ -1,0 +1,133 @@
+import { createHash } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import { devices } from "@/models/devices";
+import { namespaces } from "@/models/namespaces";
+import { signDeviceToken } from "../auth/jwt";
+import { getConfig } from "../config";
+import type { Executor } from "../db";
+import { badRequest, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { type AuthDeviceInput, isPemPublicKey, realIp } from "../schemas/agent";
+import { heartbeatWriter } from "./heartbeats";
+import { consumeRateLimit } from "./rate-limit";
+
+/** The device's uid: the same agent (hostname, MAC, key, namespace) always gets the same one. */
+export function deviceUidOf(input: Pick<AuthDeviceInput, "hostname" | "identity" | "public_key" | "tenant_id">) {
+  const identity = [input.tenant_id, input.hostname, input.identity.mac.toLowerCase(), input.public_key.trim()];
+  return createHash("sha256").update(identity.join("\n")).digest("hex");
+}
+
+/** A new device is named after its hostname, or its MAC address with hyphens. */
+export function baseNameOf(input: Pick<AuthDeviceInput, "hostname" | "identity">) {
+  const name = input.hostname !== "" ? input.hostname : input.identity.mac.replaceAll(":", "-");
+  return name.toLowerCase();
+}
+
+type Cached<T> = { value: T; at: number };
+const store = globalThis as typeof globalThis & {
+  __dasNamespaceNames?: Map<string, Cached<string>>;
+  __dasDeviceTokens?: Map<string, Cached<string>>;
+};
+const namespaceNames = (store.__dasNamespaceNames ??= new Map());
+const deviceTokens = (store.__dasDeviceTokens ??= new Map());
+
+async function namespaceName(db: Executor, tenantId: string, isFresh = false): Promise<string | undefined> {
+  const cached = namespaceNames.get(tenantId);
+  if (!isFresh && cached && Date.now() - cached.at < 30_000) return cached.value;
+  const [row] = await db.select({ name: namespaces.name }).from(namespaces).where(eq(namespaces.tenantId, tenantId));
+  if (row) namespaceNames.set(tenantId, { value: row.name, at: Date.now() });
+  else namespaceNames.delete(tenantId);
+  return row?.name;
+}
+
+/** Tokens last a day; an agent calling every 30 s reuses one for an hour instead of signing anew. */
+async function deviceToken(uid: string, tenantId: string): Promise<string> {
+  const cached = deviceTokens.get(uid);
+  if (cached && Date.now() - cached.at < 3_600_000) return cached.value;
+  if (deviceTokens.size > 200_000) deviceTokens.clear();
+  const token = await signDeviceToken({ uid, tenant: tenantId });
+  deviceTokens.set(uid, { value: token, at: Date.now() });
+  return token;
+}
+
+/**
+ * Registers a device the server has not seen: pending, named after its hostname (a clash in the
+ * namespace gets a numeric suffix). Registrations are rate-limited per source and namespace.
+ */
+async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string, source: string): Promise<string> {
+  if ((await namespaceName(db, input.tenant_id, true)) === undefined) throw notFound("namespace");
+  if (!isPemPublicKey(input.public_key)) {
+    throw new ValidationError([{ field: "public_key", message: "not a valid PEM-encoded public key" }]);
+  }
+  const perMinute = getConfig().DEVICE_REGISTRATIONS_PER_MINUTE;
+  await consumeRateLimit(db, `device-registration:${input.tenant_id}:${source}`, perMinute, 60);
+  await consumeRateLimit(db, `device-registration:${input.tenant_id}`, perMinute * 20, 60);
+  const base = baseNameOf(input).slice(0, 56);
+  for (let attempt = 1; attempt <= 50; attempt++) {
+    const name = attempt === 1 ? base : `${base}-${attempt}`;
+    try {
+      const [inserted] = await db
+        .insert(devices)
+        .values({
+          uid,
+          tenantId: input.tenant_id,
+          name,
+          identity: { mac: input.identity.mac.toLowerCase() },
+          info: input.info,
+          publicKey: input.public_key,
+          online: true,
+          remoteAddr: source,
+        })
+        .onConflictDoNothing({ target: devices.uid })
+        .returning({ name: devices.name });
+      if (inserted) return inserted.name;
+      // The same agent registered concurrently: use what it got.
+      const [existing] = await db
+        .select({ name: devices.name })
+        .from(devices)
+        .where(and(eq(devices.uid, uid), eq(devices.tenantId, input.tenant_id)));
+      if (existing) return existing.name;
+    } catch (error) {
+      if (!isUniqueViolation(error, "devices_tenant_name_key")) throw error;
+    }
+  }
+  throw badRequest("no free name for this device in the namespace");
+}
+
+/**
+ * An agent's call, every 30 seconds: the first registers the device (pending), every call is a
+ * heartbeat (last_seen, online, remote address, info, the sessions it lists). Answers the
+ * device's uid, a device token, its name and its namespace's name.
+ */
+export async function authenticateDevice(
+  db: Executor,
+  input: AuthDeviceInput,
+  source: string,
+  realIpHeader: string | null,
+) {
+  if (realIpHeader !== null && !realIp.safeParse(realIpHeader.trim()).success) {
+    throw badRequest("X-Real-IP must be an IPv4 address");
+  }
+  const uid = deviceUidOf(input);
+  const beat = { uid, tenantId: input.tenant_id, remoteAddr: source, info: input.info, sessions: input.sessions };
+  const name = (await heartbeatWriter(db).record(beat)) ?? (await registerDevice(db, input, uid, source));
+  const namespace = await namespaceName(db, input.tenant_id);
+  if (namespace === undefined) throw notFound("namespace");
+  return { uid, token: await deviceToken(uid, input.tenant_id), name, namespace };
+}
+
+/** The agent says it is going away, or the server saw its tunnel close. */
+export async function markDeviceOffline(db: Executor, uid: string, tenantId?: string) {
+  const where = tenantId ? and(eq(devices.uid, uid), eq(devices.tenantId, tenantId)) : eq(devices.uid, uid);
+  const updated = await db.update(devices).set({ online: false }).where(where).returning({ uid: devices.uid });
+  if (updated.length === 0) throw notFound("device");
+}
+
+/** Devices that missed their heartbeats go offline; runs on a timer, across namespaces. */
+export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSeconds: number): Promise<number> {
+  const updated = await db
+    .update(devices)
+    .set({ online: false })
+    .where(and(eq(devices.online, true), sql`${devices.lastSeen} < now() - make_interval(secs => ${afterSeconds})`))
+    .returning({ uid: devices.uid });
+  return updated.length;
+}

@@ -1,0 +1,151 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { type FirewallAction, type FirewallRuleRow, firewallRules } from "@/models/firewall-rules";
+import type { PublicKeyFilter } from "@/models/public-keys";
+import type { Scope } from "../auth/credentials";
+import type { Executor } from "../db";
+import { notFound } from "../errors";
+import { paged } from "../http/route";
+import { offsetOf, type Pagination } from "../schemas/common";
+import { addFilterTag, type FilteredDevice, filterAdmits, removeFilterTag } from "./device-filter";
+import { assertUserRegexes, searchUserRegex } from "./regex";
+
+const describe = (row: FirewallRuleRow) => ({
+  id: String(row.id),
+  tenant_id: row.tenantId,
+  action: row.action,
+  active: row.active,
+  filter: row.filter,
+  priority: row.priority,
+  source_ip: row.sourceIp,
+  username: row.username,
+});
+
+type FirewallRuleInput = {
+  action: FirewallAction;
+  active: boolean;
+  filter: PublicKeyFilter;
+  priority: number;
+  source_ip: string;
+  username: string;
+};
+
+function columnsOf(input: FirewallRuleInput) {
+  const { filter } = input;
+  assertUserRegexes({
+    source_ip: input.source_ip,
+    username: input.username,
+    ...("hostname" in filter ? { "filter.hostname": filter.hostname } : {}),
+  });
+  return {
+    action: input.action,
+    active: input.active,
+    filter,
+    priority: input.priority,
+    sourceIp: input.source_ip,
+    username: input.username,
+  };
+}
+
+const ofRule = (scope: Scope, id: number) => and(eq(firewallRules.tenantId, scope.tenantId), eq(firewallRules.id, id));
+
+export async function createFirewallRule(db: Executor, scope: Scope, input: FirewallRuleInput) {
+  const [row] = await db
+    .insert(firewallRules)
+    .values({ tenantId: scope.tenantId, ...columnsOf(input) })
+    .returning();
+  if (!row) throw new Error("insert returned no row");
+  return describe(row);
+}
+
+/** The namespace's rules in the order they are evaluated. */
+export async function listFirewallRules(db: Executor, scope: Scope, query: Pagination) {
+  const where = eq(firewallRules.tenantId, scope.tenantId);
+  const [total] = await db.select({ count: count() }).from(firewallRules).where(where);
+  const rows = await db
+    .select()
+    .from(firewallRules)
+    .where(where)
+    .orderBy(asc(firewallRules.priority), asc(firewallRules.id))
+    .limit(query.per_page)
+    .offset(offsetOf(query));
+  return paged(rows.map(describe), total?.count ?? 0);
+}
+
+export async function getFirewallRule(db: Executor, scope: Scope, id: number) {
+  const [row] = await db.select().from(firewallRules).where(ofRule(scope, id));
+  if (!row) throw notFound("firewall rule");
+  return describe(row);
+}
+
+export async function updateFirewallRule(db: Executor, scope: Scope, id: number, input: FirewallRuleInput) {
+  const [row] = await db.update(firewallRules).set(columnsOf(input)).where(ofRule(scope, id)).returning();
+  if (!row) throw notFound("firewall rule");
+  return describe(row);
+}
+
+export async function deleteFirewallRule(db: Executor, scope: Scope, id: number) {
+  const [row] = await db.delete(firewallRules).where(ofRule(scope, id)).returning({ id: firewallRules.id });
+  if (!row) throw notFound("firewall rule");
+}
+
+/** Changes a rule's filter under a row lock, so concurrent tag edits do not lose each other. */
+function editFilter(db: Executor, scope: Scope, id: number, edit: (filter: PublicKeyFilter) => PublicKeyFilter) {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ filter: firewallRules.filter })
+      .from(firewallRules)
+      .where(ofRule(scope, id))
+      .for("update");
+    if (!current) throw notFound("firewall rule");
+    const [row] = await tx
+      .update(firewallRules)
+      .set({ filter: edit(current.filter) })
+      .where(ofRule(scope, id))
+      .returning();
+    if (!row) throw new Error("update returned no row");
+    return describe(row);
+  });
+}
+
+export const addFirewallRuleTag = (db: Executor, scope: Scope, id: number, tag: string) =>
+  editFilter(db, scope, id, (filter) => addFilterTag(filter, tag));
+
+export const removeFirewallRuleTag = (db: Executor, scope: Scope, id: number, tag: string) =>
+  editFilter(db, scope, id, (filter) => removeFilterTag(filter, tag));
+
+/** Makes the rule's filter exactly these tags, replacing a hostname filter too. */
+export async function updateFirewallRuleTags(db: Executor, scope: Scope, id: number, tags: string[]) {
+  const [row] = await db.update(firewallRules).set({ filter: { tags } }).where(ofRule(scope, id)).returning();
+  if (!row) throw notFound("firewall rule");
+  return describe(row);
+}
+
+export type EvaluatedRule = Pick<
+  FirewallRuleRow,
+  "id" | "action" | "active" | "priority" | "sourceIp" | "username" | "filter"
+>;
+export type Connection = { sourceIp: string; username: string; device: FilteredDevice };
+
+/**
+ * Whether a rule applies to a connection: its source_ip regex matches the address, its username
+ * regex the login name, and its filter admits the device. A stored pattern that no longer
+ * compiles fails closed: a deny rule applies, an allow rule does not.
+ */
+function ruleApplies(rule: EvaluatedRule, connection: Connection): boolean {
+  const checks = [
+    searchUserRegex(rule.sourceIp, connection.sourceIp),
+    searchUserRegex(rule.username, connection.username),
+    filterAdmits(rule.filter, connection.device),
+  ];
+  if (checks.includes(false)) return false;
+  return checks.includes(undefined) ? rule.action === "deny" : true;
+}
+
+/**
+ * The gateway's decision for a connection: active rules by priority (lowest number first, ties
+ * by id); the first that applies decides; with none, the connection is allowed.
+ */
+export function evaluateFirewall(rules: EvaluatedRule[], connection: Connection): FirewallAction {
+  const ordered = rules.filter((rule) => rule.active).sort((a, b) => a.priority - b.priority || a.id - b.id);
+  return ordered.find((rule) => ruleApplies(rule, connection))?.action ?? "allow";
+}

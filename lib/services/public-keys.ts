@@ -1,0 +1,152 @@
+import { and, asc, count, desc, eq } from "drizzle-orm";
+import { devices } from "@/models/devices";
+import { type PublicKeyFilter, type PublicKeyRow, publicKeys } from "@/models/public-keys";
+import type { DeviceCaller, Scope } from "../auth/credentials";
+import { signWithServerKey } from "../auth/server-key";
+import type { Executor } from "../db";
+import { conflict, isUniqueViolation, notFound } from "../errors";
+import { paged } from "../http/route";
+import { offsetOf, type Pagination } from "../schemas/common";
+import type { FilterItem } from "../schemas/filter";
+import { addFilterTag, filterAdmits, removeFilterTag } from "./device-filter";
+import { type FilterField, filterToSql } from "./filter";
+import { assertUserRegexes } from "./regex";
+import { sshKeyFingerprint } from "./ssh-keys";
+
+const describe = (row: PublicKeyRow) => ({
+  data: row.data,
+  fingerprint: row.fingerprint,
+  created_at: row.createdAt,
+  tenant_id: row.tenantId,
+  name: row.name,
+  filter: row.filter,
+  username: row.username,
+});
+
+type PublicKeyRules = { name: string; username: string; filter: PublicKeyFilter };
+
+const assertRegexes = ({ filter, username }: PublicKeyRules) =>
+  assertUserRegexes({ ...("hostname" in filter ? { "filter.hostname": filter.hostname } : {}), username });
+
+const ofKey = (scope: Scope, fingerprint: string) =>
+  and(eq(publicKeys.tenantId, scope.tenantId), eq(publicKeys.fingerprint, fingerprint));
+
+/** Stores a key; the fingerprint is computed here and is unique in the namespace. */
+export async function createPublicKey(db: Executor, scope: Scope, input: PublicKeyRules & { data: string }) {
+  const fingerprint = sshKeyFingerprint(input.data);
+  assertRegexes(input);
+  const [row] = await db
+    .insert(publicKeys)
+    .values({
+      tenantId: scope.tenantId,
+      fingerprint,
+      data: input.data,
+      name: input.name,
+      filter: input.filter,
+      username: input.username,
+    })
+    .returning()
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error, "public_keys_tenant_id_fingerprint_pk")) {
+        throw conflict("a public key with this fingerprint already exists in the namespace");
+      }
+      throw error;
+    });
+  if (!row) throw new Error("insert returned no row");
+  return describe(row);
+}
+
+const filterFields: Record<string, FilterField> = {
+  name: { column: publicKeys.name, type: "text" },
+  fingerprint: { column: publicKeys.fingerprint, type: "text" },
+  username: { column: publicKeys.username, type: "text" },
+  created_at: { column: publicKeys.createdAt, type: "date" },
+};
+
+/** The namespace's keys, newest first. */
+export async function listPublicKeys(db: Executor, scope: Scope, query: Pagination & { filter?: FilterItem[] }) {
+  const where = and(eq(publicKeys.tenantId, scope.tenantId), filterToSql(query.filter, filterFields));
+  const [total] = await db.select({ count: count() }).from(publicKeys).where(where);
+  const rows = await db
+    .select()
+    .from(publicKeys)
+    .where(where)
+    .orderBy(desc(publicKeys.createdAt), asc(publicKeys.fingerprint))
+    .limit(query.per_page)
+    .offset(offsetOf(query));
+  return paged(rows.map(describe), total?.count ?? 0);
+}
+
+export async function updatePublicKey(db: Executor, scope: Scope, fingerprint: string, input: PublicKeyRules) {
+  assertRegexes(input);
+  const [row] = await db
+    .update(publicKeys)
+    .set({ name: input.name, username: input.username, filter: input.filter })
+    .where(ofKey(scope, fingerprint))
+    .returning();
+  if (!row) throw notFound("public key");
+  return describe(row);
+}
+
+export async function deletePublicKey(db: Executor, scope: Scope, fingerprint: string) {
+  const [row] = await db
+    .delete(publicKeys)
+    .where(ofKey(scope, fingerprint))
+    .returning({ fingerprint: publicKeys.fingerprint });
+  if (!row) throw notFound("public key");
+}
+
+/** Changes a key's filter under a row lock, so concurrent tag edits do not lose each other. */
+function editFilter(
+  db: Executor,
+  scope: Scope,
+  fingerprint: string,
+  edit: (filter: PublicKeyFilter) => PublicKeyFilter,
+) {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ filter: publicKeys.filter })
+      .from(publicKeys)
+      .where(ofKey(scope, fingerprint))
+      .for("update");
+    if (!current) throw notFound("public key");
+    const [row] = await tx
+      .update(publicKeys)
+      .set({ filter: edit(current.filter) })
+      .where(ofKey(scope, fingerprint))
+      .returning();
+    if (!row) throw new Error("update returned no row");
+    return describe(row);
+  });
+}
+
+export const addPublicKeyTag = (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
+  editFilter(db, scope, fingerprint, (filter) => addFilterTag(filter, tag));
+
+export const removePublicKeyTag = (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
+  editFilter(db, scope, fingerprint, (filter) => removeFilterTag(filter, tag));
+
+/** Makes the key's filter exactly these tags, replacing a hostname filter too. */
+export async function updatePublicKeyTags(db: Executor, scope: Scope, fingerprint: string, tags: string[]) {
+  const [row] = await db.update(publicKeys).set({ filter: { tags } }).where(ofKey(scope, fingerprint)).returning();
+  if (!row) throw notFound("public key");
+  return describe(row);
+}
+
+/**
+ * `POST /api/auth/ssh`: signs `data` with the server's key when the fingerprint is a key of the
+ * calling device's namespace whose filter admits that device; anything else is a 404.
+ */
+export async function authSshPublicKey(
+  db: Executor,
+  device: DeviceCaller,
+  input: { fingerprint: string; data: string },
+) {
+  const [row] = await db
+    .select({ filter: publicKeys.filter, name: devices.name, tags: devices.tags })
+    .from(publicKeys)
+    .innerJoin(devices, and(eq(devices.uid, device.uid), eq(devices.tenantId, publicKeys.tenantId)))
+    .where(and(eq(publicKeys.tenantId, device.tenantId), eq(publicKeys.fingerprint, input.fingerprint)));
+  if (!row || filterAdmits(row.filter, row) !== true) throw notFound("public key");
+  return { signature: signWithServerKey(input.data) };
+}

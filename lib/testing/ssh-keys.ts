@@ -1,0 +1,42 @@
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** An OpenSSH public key line, the `data` the API takes (base64 of the line) and its MD5 fingerprint. */
+export type TestSshKey = { line: string; data: string; fingerprint: string };
+
+export const base64Of = (text: string) => Buffer.from(text).toString("base64");
+
+/** A key made by the real `ssh-keygen`, with the fingerprint `ssh-keygen -l -E md5` prints. */
+export function sshKeygen(type: "ed25519" | "rsa" | "ecdsa", bits?: number): TestSshKey {
+  const directory = mkdtempSync(path.join(tmpdir(), "das-ssh-"));
+  try {
+    const file = path.join(directory, "key");
+    const size = bits === undefined ? [] : ["-b", String(bits)];
+    execFileSync("ssh-keygen", ["-q", "-t", type, ...size, "-N", "", "-C", "test@example", "-f", file]);
+    const line = readFileSync(`${file}.pub`, "utf8");
+    const printed = execFileSync("ssh-keygen", ["-l", "-E", "md5", "-f", `${file}.pub`], { encoding: "utf8" });
+    const fingerprint = /MD5:([0-9a-f:]{47})/.exec(printed)?.[1];
+    if (!fingerprint) throw new Error(`no fingerprint in: ${printed}`);
+    return { line, data: base64Of(line), fingerprint };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** An SSH wire-format string (RFC 4251): 4-byte length, then the bytes. */
+export function wireString(value: string | Buffer): Buffer {
+  const bytes = typeof value === "string" ? Buffer.from(value) : value;
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+}
+
+/** A fresh ed25519 key line without spawning ssh-keygen, for tests that need many keys. */
+export function randomEd25519Line(comment = "test@example"): string {
+  const jwk = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
+  const blob = Buffer.concat([wireString("ssh-ed25519"), wireString(Buffer.from(jwk.x ?? "", "base64url"))]);
+  return `ssh-ed25519 ${blob.toString("base64")} ${comment}`;
+}

@@ -1,0 +1,26 @@
+import { unscopedPurgeStaleAttempts } from "./auth/lockout";
+import type { Config } from "./config";
+import type { Db } from "./db";
+import { errorText } from "./errors";
+import { log } from "./log";
+import { unscopedMarkSilentDevicesOffline } from "./services/agent";
+import { unscopedPurgeRateLimits } from "./services/rate-limit";
+
+function every(seconds: number, name: string, task: () => Promise<unknown>) {
+  const timer = setInterval(() => {
+    task().catch((error: unknown) => log.warn(`${name} failed`, { error: errorText(error) }));
+  }, seconds * 1000);
+  timer.unref();
+  return timer;
+}
+
+/** The server's background work: devices that went silent, expired counters. */
+export function startTimers(db: Db, config: Config) {
+  return [
+    every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
+      unscopedMarkSilentDevicesOffline(db, config.DEVICE_OFFLINE_SECONDS),
+    ),
+    every(600, "purging login attempts", () => unscopedPurgeStaleAttempts(db, config.LOCKOUT_MAX_MINUTES)),
+    every(3600, "purging rate limits", () => unscopedPurgeRateLimits(db)),
+  ];
+}
