@@ -47,17 +47,25 @@ const statusOf: Record<StatusWord, DeviceStatus> = {
 
 const ofDevice = (scope: Scope, uid: string) => and(eq(devices.uid, uid), eq(devices.tenantId, scope.tenantId));
 
-/** The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap). */
+/**
+ * The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap).
+ * Counting stops at the cap, so a large namespace costs no more than its limit.
+ */
 async function namespaceState(db: Executor, tenantId: string) {
-  const [[namespace], accepted] = await Promise.all([
-    db
-      .select({ name: namespaces.name, maxDevices: namespaces.maxDevices })
-      .from(namespaces)
-      .where(eq(namespaces.tenantId, tenantId)),
-    db.$count(devices, and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted"))),
-  ]);
+  const [namespace] = await db
+    .select({ name: namespaces.name, maxDevices: namespaces.maxDevices })
+    .from(namespaces)
+    .where(eq(namespaces.tenantId, tenantId));
   if (!namespace) throw notFound("namespace");
-  return { name: namespace.name, isFull: namespace.maxDevices >= 0 && accepted >= namespace.maxDevices };
+  if (namespace.maxDevices < 0) return { name: namespace.name, isFull: false };
+  const upToCap = db
+    .select({ uid: devices.uid })
+    .from(devices)
+    .where(and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted")))
+    .limit(namespace.maxDevices)
+    .as("accepted");
+  const [accepted] = await db.select({ count: count() }).from(upToCap);
+  return { name: namespace.name, isFull: (accepted?.count ?? 0) >= namespace.maxDevices };
 }
 
 async function view(db: Executor, scope: Scope, row: DeviceRow) {
