@@ -1,11 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
+import { type CliResult, cli, type Data, expectError, expectOk } from "./support/cli";
 import { call } from "./support/client";
 import { createTestDatabase } from "./support/database";
-import { type RunningServer, root, startServer } from "./support/server";
+import { type RunningServer, startServer } from "./support/server";
 
 /**
  * The admin CLI as a real process (`tsx lib/cli/main.ts`), on a data directory no server holds
@@ -14,10 +14,7 @@ import { type RunningServer, root, startServer } from "./support/server";
  */
 
 const adminUrl = process.env.TEST_DATABASE_URL;
-const tsx = path.join(root, "node_modules/.bin/tsx");
 const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-
-type Data = { DATA_DIR: string; DATABASE_URL?: string };
 
 /** What one test starts and creates, removed when it finishes (the tests here run concurrently). */
 function fixture(context: TestContext) {
@@ -49,51 +46,6 @@ function fixture(context: TestContext) {
       return server;
     },
   };
-}
-
-type CliResult = { code: number | null; stdout: string; stderr: string };
-
-/** Runs `npm run cli -- ...args` (without npm) on `data` and waits for it to exit. */
-function cli(data: Data, ...args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: data.DATA_DIR };
-  delete env.DATABASE_URL;
-  if (data.DATABASE_URL) env.DATABASE_URL = data.DATABASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ["lib/cli/main.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`cli ${args.join(" ")} did not finish within 60 s:\n${stdout}${stderr}`));
-    }, 60_000);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The command succeeded: exit 0, its line on stdout matching `output`, nothing on stderr. */
-async function expectOk(result: Promise<CliResult>, output: RegExp) {
-  const { code, stdout, stderr } = await result;
-  expect({ code, stderr }, stdout).toEqual({ code: 0, stderr: "" });
-  expect(stdout).toMatch(output);
-  return stdout;
-}
-
-/** The command failed with `code`: its message on stderr matching `message`, nothing on stdout, no stack. */
-async function expectError(result: Promise<CliResult>, code: number, message: RegExp) {
-  const run = await result;
-  expect({ code: run.code, stdout: run.stdout }, run.stderr).toEqual({ code, stdout: "" });
-  expect(run.stderr).toMatch(message);
-  expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 
 async function login(baseUrl: string, username: string, password: string) {

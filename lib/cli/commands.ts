@@ -2,9 +2,11 @@ import { z } from "zod";
 import { memberRoles } from "@/models/namespaces";
 import type { Executor } from "../db";
 import { ApiError, FieldConflictError, ValidationError } from "../errors";
+import { announcementContent, announcementTitle, announcementUuid } from "../schemas/announcements";
 import { tenantId } from "../schemas/common";
 import { namespaceName } from "../schemas/namespaces";
 import { email, password, username } from "../schemas/users";
+import { createAnnouncement, deleteAnnouncement, listAllAnnouncements } from "../services/announcements";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
 import { createUser, findUserByIdentifier, unscopedDeleteUser, unscopedSetPassword } from "../services/users";
@@ -21,6 +23,9 @@ export const usage = `Usage: npm run cli -- COMMAND
   namespace member add USERNAME NAMESPACE ROLE
                                              add a member (administrator, operator or observer)
   namespace member remove USERNAME NAMESPACE remove a member
+  announcement create TITLE FILE.md          publish an announcement with the Markdown in FILE.md; prints its uuid
+  announcement list                          list announcements, newest first: uuid, date, title
+  announcement delete UUID                   delete an announcement
 `;
 
 class UsageError extends Error {}
@@ -37,10 +42,14 @@ async function requireUser(db: Executor, name: string) {
   return user;
 }
 
-type Handler = (db: Executor, args: string[]) => Promise<string>;
+/** `input` is the content of the command's file argument, read where the CLI runs. */
+type Handler = (db: Executor, args: string[], input: string | undefined) => Promise<string>;
 
-/** Each command: its words, its argument count (min, max) and what it does. */
-const commands: { words: string[]; arity: [number, number]; run: Handler }[] = [
+/**
+ * Each command: its words, its argument count (min, max), which argument names a file whose
+ * content the command reads, if any, and what it does.
+ */
+const commands: { words: string[]; arity: [number, number]; file?: number; run: Handler }[] = [
   {
     words: ["user", "create"],
     arity: [3, 3],
@@ -111,6 +120,36 @@ const commands: { words: string[]; arity: [number, number]; run: Handler }[] = [
       return `'${user.username}' removed from '${namespace.name}'`;
     },
   },
+  {
+    words: ["announcement", "create"],
+    arity: [2, 2],
+    file: 1,
+    run: async (db, [title = ""], input) => {
+      if (input === undefined) throw new UsageError("the content of FILE.md is missing");
+      const announcement = await createAnnouncement(db, {
+        title: parse(announcementTitle, title, "title"),
+        content: parse(announcementContent, input, "content"),
+      });
+      return announcement.uuid;
+    },
+  },
+  {
+    words: ["announcement", "list"],
+    arity: [0, 0],
+    run: async (db) => {
+      const rows = await listAllAnnouncements(db);
+      if (rows.length === 0) return "no announcements";
+      return rows.map((row) => `${row.uuid}  ${row.date.toISOString()}  ${row.title}`).join("\n");
+    },
+  },
+  {
+    words: ["announcement", "delete"],
+    arity: [1, 1],
+    run: async (db, [uuid = ""]) => {
+      await deleteAnnouncement(db, parse(announcementUuid, uuid, "announcement id"));
+      return `announcement ${uuid} deleted`;
+    },
+  },
 ];
 
 function describeError(error: unknown): string | undefined {
@@ -121,7 +160,7 @@ function describeError(error: unknown): string | undefined {
   return undefined;
 }
 
-type Resolved = { command: (typeof commands)[number]; rest: string[] };
+export type Resolved = { command: (typeof commands)[number]; rest: string[] };
 
 /** Finds the command the arguments name, or the answer for bad usage (no database needed). */
 export function resolveCommand(args: string[]): Resolved | CommandResult {
@@ -143,11 +182,11 @@ export function resolveCommand(args: string[]): Resolved | CommandResult {
  * conflict, not allowed), 2 bad usage. Used by the CLI directly and by the server for a CLI
  * that finds the server holding the embedded database.
  */
-export async function runCommand(db: Executor, args: string[]): Promise<CommandResult> {
+export async function runCommand(db: Executor, args: string[], input?: string): Promise<CommandResult> {
   const resolved = resolveCommand(args);
   if (!("command" in resolved)) return resolved;
   try {
-    return { code: 0, output: await resolved.command.run(db, resolved.rest) };
+    return { code: 0, output: await resolved.command.run(db, resolved.rest, input) };
   } catch (error) {
     const message = describeError(error);
     if (message === undefined) throw error;

@@ -1,20 +1,36 @@
+import { readFileSync } from "node:fs";
 import { internalSecret, internalSecretHeader } from "../auth/internal";
 import { type Config, getConfig } from "../config";
 import { openDatabase } from "../db";
 import { errorText } from "../errors";
 import { readLiveServer, type ServerFile } from "../runtime";
-import { type CommandResult, resolveCommand, runCommand } from "./commands";
+import { type CommandResult, type Resolved, resolveCommand, runCommand } from "./commands";
 
-async function runOnServer(server: ServerFile, args: string[]): Promise<CommandResult> {
+async function runOnServer(server: ServerFile, args: string[], input: string | undefined): Promise<CommandResult> {
   const response = await fetch(`${server.url}/internal/admin`, {
     method: "POST",
     headers: { "content-type": "application/json", [internalSecretHeader]: internalSecret() },
-    body: JSON.stringify({ args }),
+    body: JSON.stringify({ args, input }),
   });
   if (!response.ok) {
     throw new Error(`the running server refused the command (${response.status}): ${await response.text()}`);
   }
   return (await response.json()) as CommandResult;
+}
+
+/**
+ * The content of the command's file argument, read here, where the file is: the server that
+ * may carry out the command can have another working directory or another user.
+ */
+function readInput({ command, rest }: Resolved): string | CommandResult | undefined {
+  if (command.file === undefined) return undefined;
+  const file = rest[command.file] ?? "";
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : errorText(error);
+    return { code: 2, output: `error: cannot read '${file}': ${reason}` };
+  }
 }
 
 /**
@@ -25,11 +41,13 @@ async function runOnServer(server: ServerFile, args: string[]): Promise<CommandR
 async function execute(config: Config, args: string[]): Promise<CommandResult> {
   const resolved = resolveCommand(args);
   if (!("command" in resolved)) return resolved;
+  const input = readInput(resolved);
+  if (typeof input === "object") return input;
   const server = config.DATABASE_URL ? undefined : readLiveServer(config.DATA_DIR);
-  if (server) return runOnServer(server, args);
+  if (server) return runOnServer(server, args, input);
   const database = await openDatabase(config);
   try {
-    return await runCommand(database.db, args);
+    return await runCommand(database.db, args, input);
   } finally {
     await database.close();
   }

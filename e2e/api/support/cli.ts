@@ -1,0 +1,56 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { expect } from "vitest";
+import { root } from "./server";
+
+/** The admin CLI as a real process (`tsx lib/cli/main.ts`), as e2e/api/cli.test.ts and others run it. */
+
+const tsx = path.join(root, "node_modules/.bin/tsx");
+
+/** Where the CLI works: DATA_DIR, and DATABASE_URL on PostgreSQL. */
+export type Data = { DATA_DIR: string; DATABASE_URL?: string };
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+/** Runs `npm run cli -- ...args` (without npm) on `data` and waits for it to exit. */
+export function cli(data: Data, ...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: data.DATA_DIR };
+  delete env.DATABASE_URL;
+  if (data.DATABASE_URL) env.DATABASE_URL = data.DATABASE_URL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ["lib/cli/main.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`cli ${args.join(" ")} did not finish within 60 s:\n${stdout}${stderr}`));
+    }, 60_000);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The command succeeded: exit 0, its line on stdout matching `output`, nothing on stderr. */
+export async function expectOk(result: Promise<CliResult>, output: RegExp) {
+  const { code, stdout, stderr } = await result;
+  expect({ code, stderr }, stdout).toEqual({ code: 0, stderr: "" });
+  expect(stdout).toMatch(output);
+  return stdout;
+}
+
+/** The command failed with `code`: its message on stderr matching `message`, nothing on stdout, no stack. */
+export async function expectError(result: Promise<CliResult>, code: number, message: RegExp) {
+  const run = await result;
+  expect({ code: run.code, stdout: run.stdout }, run.stderr).toEqual({ code, stdout: "" });
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}

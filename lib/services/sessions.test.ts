@@ -1,0 +1,299 @@
+import { createHash, randomUUID } from "node:crypto";
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type DeviceStatus, devices } from "@/models/devices";
+import { namespaces } from "@/models/namespaces";
+import { sessionRecords } from "@/models/session-records";
+import { sessions } from "@/models/sessions";
+import { users } from "@/models/users";
+import { resolveScope, type Scope } from "../auth/credentials";
+import type { Database, Db } from "../db";
+import { ApiError } from "../errors";
+import { openTestDatabase } from "../testing/database";
+import { createNamespace } from "./namespaces";
+import {
+  appendFrames,
+  type ClosedSession,
+  closeSession,
+  createSession,
+  endSession,
+  listSessions,
+  maxFramesPerBatch,
+  onSessionClose,
+  playSession,
+  touchSessions,
+} from "./sessions";
+
+const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
+
+let database: Database;
+let db: Db;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  db = database.db;
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+/** A namespace with its owner's scope. */
+async function newNamespace(): Promise<{ tenantId: string; scope: Scope }> {
+  const username = `u${randomUUID().slice(0, 8)}`;
+  const [owner] = await db
+    .insert(users)
+    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
+    .returning();
+  if (!owner) throw new Error("no user");
+  const namespace = await createNamespace(db, owner.id, { name: `ns${randomUUID().slice(0, 8)}` });
+  if (!namespace) throw new Error("no namespace");
+  const tenantId = namespace.tenant_id;
+  const scope = await resolveScope(db, { kind: "user", userId: owner.id, tokenTenant: tenantId }, tenantId);
+  return { tenantId, scope };
+}
+
+async function newDevice(tenantId: string, status: DeviceStatus = "pending") {
+  const uid = hex64();
+  await db.insert(devices).values({
+    uid,
+    tenantId,
+    name: `dev-${uid.slice(0, 8)}`,
+    identity: { mac: "00:11:22:33:44:55" },
+    info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
+    publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
+    status,
+  });
+  return uid;
+}
+
+async function newSession(tenantId: string, deviceUid: string, recorded = false) {
+  const uid = hex64();
+  await createSession(db, {
+    uid,
+    tenantId,
+    deviceUid,
+    username: "root",
+    ipAddress: "192.0.2.1",
+    type: "shell",
+    term: "xterm",
+    recorded,
+  });
+  return uid;
+}
+
+async function sessionRow(uid: string) {
+  const [row] = await db.select().from(sessions).where(eq(sessions.uid, uid));
+  if (!row) throw new Error("no session");
+  return row;
+}
+
+const statusOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 200,
+    (error: unknown) => (error instanceof ApiError ? error.status : error),
+  );
+
+describe("createSession", () => {
+  it("starts an active session and answers it with its device", async () => {
+    const { tenantId } = await newNamespace();
+    const device = await newDevice(tenantId);
+    const uid = hex64();
+    const created = await createSession(db, {
+      uid,
+      tenantId,
+      deviceUid: device,
+      username: "alice",
+      ipAddress: "2001:db8::1",
+      type: "exec",
+      term: "",
+      recorded: true,
+    });
+    expect(created).toMatchObject({
+      uid,
+      device_uid: device,
+      tenant_id: tenantId,
+      username: "alice",
+      ip_address: "2001:db8::1",
+      active: true,
+      authenticated: false,
+      recorded: true,
+      type: "exec",
+      term: "",
+      position: null,
+    });
+    expect(created.device).toMatchObject({ uid: device, tenant_id: tenantId, status: "pending", acceptable: true });
+  });
+
+  it("refuses a device of another namespace (404) and a uid in use (409), storing nothing", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const foreignDevice = await newDevice(other.tenantId);
+    const uid = hex64();
+    const input = {
+      uid,
+      tenantId: own.tenantId,
+      deviceUid: foreignDevice,
+      username: "root",
+      ipAddress: "192.0.2.1",
+      type: "",
+      term: "",
+      recorded: false,
+    };
+    expect(await statusOf(createSession(db, input))).toBe(404);
+    expect(await db.select().from(sessions).where(eq(sessions.uid, uid))).toEqual([]);
+
+    const existing = await newSession(own.tenantId, await newDevice(own.tenantId));
+    const device = await newDevice(own.tenantId);
+    expect(await statusOf(createSession(db, { ...input, uid: existing, deviceUid: device }))).toBe(409);
+    expect((await sessionRow(existing)).deviceUid).not.toBe(device);
+  });
+});
+
+describe("touchSessions", () => {
+  it("moves last_seen only for sessions of that device in that namespace", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const device = await newDevice(own.tenantId);
+    const sibling = await newDevice(own.tenantId);
+    const foreign = await newDevice(other.tenantId);
+    const mine = [await newSession(own.tenantId, device), await newSession(own.tenantId, device)];
+    const siblings = await newSession(own.tenantId, sibling);
+    const foreigners = await newSession(other.tenantId, foreign);
+    const all = [...mine, siblings, foreigners];
+    const past = new Date("2020-01-01T00:00:00Z");
+    await db.update(sessions).set({ lastSeen: past }).where(inArray(sessions.uid, all));
+
+    const listed = [mine[0] ?? "", siblings, foreigners, hex64()];
+    expect(await touchSessions(db, device, own.tenantId, listed)).toBe(1);
+    // The right device with the wrong namespace touches nothing either.
+    expect(await touchSessions(db, device, other.tenantId, all)).toBe(0);
+    expect(await touchSessions(db, foreign, own.tenantId, all)).toBe(0);
+    expect(await touchSessions(db, device, own.tenantId, [])).toBe(0);
+
+    const seen = Object.fromEntries(
+      await Promise.all(all.map(async (uid) => [uid, (await sessionRow(uid)).lastSeen.getTime() > past.getTime()])),
+    );
+    expect(seen).toEqual({ [mine[0] ?? ""]: true, [mine[1] ?? ""]: false, [siblings]: false, [foreigners]: false });
+  });
+});
+
+describe("endSession", () => {
+  it("marks the session of the namespace inactive, and no other namespace's", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const uid = await newSession(own.tenantId, await newDevice(own.tenantId));
+    expect(await endSession(db, other.tenantId, uid)).toBe(false);
+    expect((await sessionRow(uid)).active).toBe(true);
+    expect(await endSession(db, own.tenantId, uid)).toBe(true);
+    expect((await sessionRow(uid)).active).toBe(false);
+    expect(await endSession(db, own.tenantId, hex64())).toBe(false);
+  });
+});
+
+describe("appendFrames and playSession", () => {
+  const frameAt = (time: Date, message: string) => ({ time, message, width: 80, height: 24 });
+
+  it("stores a batch in one statement; play orders by time, then by insertion", async () => {
+    const { tenantId, scope } = await newNamespace();
+    const uid = await newSession(tenantId, await newDevice(tenantId), true);
+    const early = new Date("2024-05-01T10:00:00.000Z");
+    const late = new Date("2024-05-01T10:00:01.000Z");
+    const batch = [frameAt(late, "c"), frameAt(early, "a"), frameAt(early, "b"), frameAt(late, "d")];
+    const execute = vi.spyOn(db, "execute");
+    const insert = vi.spyOn(db, "insert");
+    try {
+      expect(await appendFrames(db, tenantId, uid, batch)).toBe(4);
+      expect(execute).toHaveBeenCalledTimes(1);
+      expect(insert).not.toHaveBeenCalled();
+    } finally {
+      execute.mockRestore();
+      insert.mockRestore();
+    }
+    expect(await appendFrames(db, tenantId, uid, [frameAt(early, "e")])).toBe(1);
+    const played = await playSession(db, scope, uid);
+    expect(played.map((frame) => frame.message)).toEqual(["a", "b", "e", "c", "d"]);
+    expect(played[0]).toEqual({ uid, message: "a", tenant_id: tenantId, time: early, width: 80, height: 24 });
+  });
+
+  it("drops frames of a session that is not recorded or not in the namespace", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const device = await newDevice(own.tenantId);
+    const plain = await newSession(own.tenantId, device, false);
+    const recorded = await newSession(own.tenantId, device, true);
+    const batch = [frameAt(new Date(), "x")];
+    expect(await appendFrames(db, own.tenantId, plain, batch)).toBe(0);
+    expect(await appendFrames(db, other.tenantId, recorded, batch)).toBe(0);
+    expect(await appendFrames(db, own.tenantId, hex64(), batch)).toBe(0);
+    expect(await appendFrames(db, own.tenantId, recorded, [])).toBe(0);
+    const stored = await db
+      .select()
+      .from(sessionRecords)
+      .where(inArray(sessionRecords.sessionUid, [plain, recorded]));
+    expect(stored).toEqual([]);
+  });
+
+  it("refuses a batch over the limit", async () => {
+    const { tenantId } = await newNamespace();
+    const uid = await newSession(tenantId, await newDevice(tenantId), true);
+    const batch = Array.from({ length: maxFramesPerBatch + 1 }, () => frameAt(new Date(), "x"));
+    await expect(appendFrames(db, tenantId, uid, batch)).rejects.toThrow(/at most/);
+    expect(await appendFrames(db, tenantId, uid, batch.slice(1))).toBe(maxFramesPerBatch);
+  });
+
+  it("plays another namespace's session for nobody (404)", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const uid = await newSession(own.tenantId, await newDevice(own.tenantId), true);
+    expect(await statusOf(playSession(db, other.scope, uid))).toBe(404);
+  });
+});
+
+describe("closeSession", () => {
+  it("marks the session inactive and tells every close listener, once per close", async () => {
+    const { tenantId, scope } = await newNamespace();
+    const device = await newDevice(tenantId);
+    const uid = await newSession(tenantId, device);
+    const heard: ClosedSession[] = [];
+    const failing = vi.fn(() => {
+      throw new Error("listener broke");
+    });
+    const unsubscribe = [onSessionClose((session) => heard.push(session)), onSessionClose(failing)];
+    try {
+      await closeSession(db, scope, uid, device);
+      expect((await sessionRow(uid)).active).toBe(false);
+      expect(heard).toEqual([{ uid, tenantId, deviceUid: device }]);
+      expect(failing).toHaveBeenCalledTimes(1);
+    } finally {
+      for (const stop of unsubscribe) stop();
+    }
+    await closeSession(db, scope, uid, device);
+    expect(heard).toHaveLength(1);
+  });
+
+  it("changes nothing and tells nobody for another device, namespace or unknown session (404)", async () => {
+    const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
+    const device = await newDevice(own.tenantId);
+    const uid = await newSession(own.tenantId, device);
+    const listener = vi.fn();
+    const stop = onSessionClose(listener);
+    try {
+      expect(await statusOf(closeSession(db, own.scope, uid, await newDevice(own.tenantId)))).toBe(404);
+      expect(await statusOf(closeSession(db, other.scope, uid, device))).toBe(404);
+      expect(await statusOf(closeSession(db, own.scope, hex64(), device))).toBe(404);
+    } finally {
+      stop();
+    }
+    expect(listener).not.toHaveBeenCalled();
+    expect((await sessionRow(uid)).active).toBe(true);
+  });
+});
+
+describe("listSessions", () => {
+  it("says a device is not acceptable when the namespace is full", async () => {
+    const { tenantId, scope } = await newNamespace();
+    await db.update(namespaces).set({ maxDevices: 1 }).where(eq(namespaces.tenantId, tenantId));
+    await newDevice(tenantId, "accepted");
+    const pending = await newDevice(tenantId);
+    await newSession(tenantId, pending);
+    const page = await listSessions(db, scope, { page: 1, per_page: 10 });
+    expect(page.total).toBe(1);
+    expect(page.items[0]?.device).toMatchObject({ uid: pending, status: "pending", acceptable: false });
+  });
+});

@@ -1,0 +1,277 @@
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { type DeviceRow, devices } from "@/models/devices";
+import { namespaces } from "@/models/namespaces";
+import { type SessionRecordRow, sessionRecords } from "@/models/session-records";
+import { type SessionRow, sessions } from "@/models/sessions";
+import type { DeviceCaller, Scope } from "../auth/credentials";
+import type { Executor } from "../db";
+import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
+import { paged } from "../http/route";
+import { log } from "../log";
+import { offsetOf, type Pagination } from "../schemas/common";
+import { recordFrame } from "../schemas/sessions";
+import { describeDevice } from "./device-view";
+
+// Views
+
+/** The namespace's name and whether it is full, for the device object inside each session. */
+async function namespaceView(db: Executor, tenantId: string) {
+  const [row] = await db
+    .select({
+      name: namespaces.name,
+      maxDevices: namespaces.maxDevices,
+      accepted: sql<number>`(select count(*)::int from ${devices} where ${devices.tenantId} = ${namespaces.tenantId} and ${devices.status} = 'accepted')`,
+    })
+    .from(namespaces)
+    .where(eq(namespaces.tenantId, tenantId));
+  if (!row) throw notFound("namespace");
+  return { name: row.name, isFull: row.maxDevices >= 0 && row.accepted >= row.maxDevices };
+}
+
+const describeSession = (session: SessionRow, device: DeviceRow, namespace: { name: string; isFull: boolean }) => ({
+  uid: session.uid,
+  device_uid: session.deviceUid,
+  device: describeDevice(device, namespace.name, namespace.isFull),
+  tenant_id: session.tenantId,
+  username: session.username,
+  ip_address: session.ipAddress,
+  started_at: session.startedAt,
+  last_seen: session.lastSeen,
+  active: session.active,
+  authenticated: session.authenticated,
+  recorded: session.recorded,
+  type: session.type,
+  term: session.term,
+  position: session.position ?? null,
+});
+
+const describeRecord = (row: SessionRecordRow) => ({
+  uid: row.sessionUid,
+  message: row.message,
+  tenant_id: row.tenantId,
+  time: row.time,
+  width: row.width,
+  height: row.height,
+});
+
+const withDevice = (db: Executor) =>
+  db
+    .select({ session: sessions, device: devices })
+    .from(sessions)
+    .innerJoin(devices, eq(devices.uid, sessions.deviceUid));
+
+async function sessionView(db: Executor, tenantId: string, uid: string) {
+  const [row] = await withDevice(db).where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)));
+  if (!row) throw notFound("session");
+  return describeSession(row.session, row.device, await namespaceView(db, tenantId));
+}
+
+// The API
+
+/** The namespace's sessions, newest first. */
+export async function listSessions(db: Executor, scope: Scope, query: Pagination) {
+  const where = eq(sessions.tenantId, scope.tenantId);
+  const [total] = await db.select({ count: count() }).from(sessions).where(where);
+  const rows = await withDevice(db)
+    .where(where)
+    .orderBy(desc(sessions.startedAt), desc(sessions.uid))
+    .limit(query.per_page)
+    .offset(offsetOf(query));
+  const namespace = await namespaceView(db, scope.tenantId);
+  return paged(
+    rows.map((row) => describeSession(row.session, row.device, namespace)),
+    total?.count ?? 0,
+  );
+}
+
+export const getSession = (db: Executor, scope: Scope, uid: string) => sessionView(db, scope.tenantId, uid);
+
+/** The recorded frames of a session, in the order they were written. */
+export async function playSession(db: Executor, scope: Scope, uid: string) {
+  const [session] = await db
+    .select({ uid: sessions.uid })
+    .from(sessions)
+    .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid)));
+  if (!session) throw notFound("session");
+  const rows = await db
+    .select()
+    .from(sessionRecords)
+    .where(and(eq(sessionRecords.tenantId, scope.tenantId), eq(sessionRecords.sessionUid, uid)))
+    .orderBy(asc(sessionRecords.time), asc(sessionRecords.id));
+  return rows.map(describeRecord);
+}
+
+export type ClosedSession = { uid: string; tenantId: string; deviceUid: string };
+type CloseListener = (session: ClosedSession) => void;
+
+const store = globalThis as typeof globalThis & { __dasSessionCloseListeners?: Set<CloseListener> };
+const closeListeners = () => {
+  store.__dasSessionCloseListeners ??= new Set();
+  return store.__dasSessionCloseListeners;
+};
+
+/**
+ * Called for every session closed through the API, after it is marked inactive: the SSH gateway
+ * subscribes here to drop the live connection. Returns the function that unsubscribes.
+ */
+export function onSessionClose(listener: CloseListener): () => void {
+  closeListeners().add(listener);
+  return () => closeListeners().delete(listener);
+}
+
+/** Marks a session of the namespace inactive; `deviceUid` must be the session's device. */
+export async function closeSession(db: Executor, scope: Scope, uid: string, deviceUid: string) {
+  const [closed] = await db
+    .update(sessions)
+    .set({ active: false })
+    .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid), eq(sessions.deviceUid, deviceUid)))
+    .returning({ uid: sessions.uid, tenantId: sessions.tenantId, deviceUid: sessions.deviceUid });
+  if (!closed) throw notFound("session");
+  for (const listener of closeListeners()) {
+    try {
+      listener(closed);
+    } catch (error) {
+      log.warn("a session close listener failed", { session: uid, error: String(error) });
+    }
+  }
+}
+
+/**
+ * Stores one frame sent by the agent (its device token) or by the gateway (`device` null: the
+ * internal secret). The agent reaches only sessions of its own device in its own namespace.
+ * A bad frame, or one for a session that is not recorded, is a 422.
+ */
+export async function recordSession(db: Executor, device: DeviceCaller | null, uid: string, body: unknown) {
+  const parsed = recordFrame.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "frame"}: ${issue.message}`);
+    throw new ApiError(422, `bad frame: ${issues.join("; ")}`);
+  }
+  const frame = parsed.data;
+  if (frame.uid !== uid) throw new ApiError(422, "bad frame: uid is not the session's uid");
+  const [session] = await db
+    .select({ tenantId: sessions.tenantId, recorded: sessions.recorded })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.uid, uid),
+        device ? and(eq(sessions.deviceUid, device.uid), eq(sessions.tenantId, device.tenantId)) : undefined,
+      ),
+    );
+  if (!session) throw notFound("session");
+  if (!session.recorded) throw new ApiError(422, "the session is not recorded");
+  await appendFrames(db, session.tenantId, uid, [{ time: new Date(), ...frame }]);
+}
+
+// For the SSH gateway (and the server-internal operations)
+
+export type NewSession = {
+  uid: string;
+  tenantId: string;
+  deviceUid: string;
+  username: string;
+  ipAddress: string;
+  type: string;
+  term: string;
+  recorded: boolean;
+};
+
+/** A new active session on a device of the namespace; 404 when the device is not there. */
+export async function createSession(db: Executor, input: NewSession) {
+  await db.transaction(async (tx) => {
+    // The lock keeps the device from being deleted between this check and the insert.
+    const [device] = await tx
+      .select({ uid: devices.uid })
+      .from(devices)
+      .where(and(eq(devices.uid, input.deviceUid), eq(devices.tenantId, input.tenantId)))
+      .for("share");
+    if (!device) throw notFound("device");
+    await tx
+      .insert(sessions)
+      .values(input)
+      .catch((error: unknown) => {
+        throw isUniqueViolation(error, "sessions_pkey") ? conflict("a session with this uid already exists") : error;
+      });
+  });
+  return sessionView(db, input.tenantId, input.uid);
+}
+
+/**
+ * A session started by a gateway that knows only the device: the namespace is the device's,
+ * and the session is recorded when the namespace records sessions. Unscoped: only the server's
+ * own parts (holding the internal secret) call it.
+ */
+export async function unscopedStartSession(db: Executor, input: Omit<NewSession, "tenantId" | "recorded">) {
+  const [device] = await db
+    .select({ tenantId: devices.tenantId, recorded: namespaces.sessionRecord })
+    .from(devices)
+    .innerJoin(namespaces, eq(namespaces.tenantId, devices.tenantId))
+    .where(eq(devices.uid, input.deviceUid));
+  if (!device) throw notFound("device");
+  return createSession(db, { ...input, tenantId: device.tenantId, recorded: device.recorded });
+}
+
+/** Unscoped for the same reason as `unscopedStartSession`: the session uid alone names it. */
+export async function unscopedSetAuthenticated(db: Executor, uid: string, authenticated: boolean) {
+  const [updated] = await db
+    .update(sessions)
+    .set({ authenticated })
+    .where(eq(sessions.uid, uid))
+    .returning({ uid: sessions.uid });
+  if (!updated) throw notFound("session");
+}
+
+/**
+ * The heartbeat's list of live sessions: `last_seen` moves only for sessions of that device in
+ * that namespace, whatever uids the agent sends. Returns how many were touched.
+ */
+export async function touchSessions(db: Executor, deviceUid: string, tenantId: string, uids: string[]) {
+  if (uids.length === 0) return 0;
+  const touched = await db
+    .update(sessions)
+    .set({ lastSeen: sql`now()` })
+    .where(and(eq(sessions.deviceUid, deviceUid), eq(sessions.tenantId, tenantId), inArray(sessions.uid, uids)))
+    .returning({ uid: sessions.uid });
+  return touched.length;
+}
+
+/** The connection ended: the session stays listed, inactive. False when there is no such session. */
+export async function endSession(db: Executor, tenantId: string, uid: string) {
+  const ended = await db
+    .update(sessions)
+    .set({ active: false, lastSeen: sql`now()` })
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)))
+    .returning({ uid: sessions.uid });
+  return ended.length > 0;
+}
+
+export type Frame = { time: Date; message: string; width: number; height: number };
+
+/** Bound parameters per statement stay far below PostgreSQL's 65,535. */
+export const maxFramesPerBatch = 5_000;
+
+/**
+ * Stores frames of a recorded session of the namespace in one multi-row INSERT (the gateway
+ * batches terminal output). Frames for a session that is not recorded, or not in the namespace,
+ * are dropped by the same statement. Returns how many were stored.
+ */
+export async function appendFrames(db: Executor, tenantId: string, sessionUid: string, frames: Frame[]) {
+  if (frames.length === 0) return 0;
+  if (frames.length > maxFramesPerBatch) throw new Error(`at most ${maxFramesPerBatch} frames per batch`);
+  const values = sql.join(
+    frames.map(
+      (frame, index) =>
+        sql`(${index}::int, ${frame.time.toISOString()}::timestamptz, ${frame.message}::text, ${frame.width}::int, ${frame.height}::int)`,
+    ),
+    sql`, `,
+  );
+  const result = await db.execute(sql`
+    insert into ${sessionRecords} (session_uid, tenant_id, time, message, width, height)
+    select ${sessions.uid}, ${sessions.tenantId}, frame.time, frame.message, frame.width, frame.height
+    from ${sessions}, (values ${values}) as frame (n, time, message, width, height)
+    where ${sessions.uid} = ${sessionUid} and ${sessions.tenantId} = ${tenantId} and ${sessions.recorded}
+    order by frame.n
+    returning ${sessionRecords.id}`);
+  // Both drivers (node-postgres and PGlite) answer with the returned rows in `rows`.
+  return (result as unknown as { rows: unknown[] }).rows.length;
+}
