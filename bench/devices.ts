@@ -51,7 +51,7 @@ async function seed(config: { DATABASE_URL?: string; DATA_DIR: string }, count: 
         select encode(sha256(('bench-' || n)::bytea), 'hex'), ${namespace?.tenant_id}::uuid, 'device-' || n,
           jsonb_build_object('mac', ''), jsonb_build_object('id', 'debian', 'pretty_name', 'Debian', 'version', '1',
           'arch', 'x86_64', 'platform', 'native'), 'key', 'accepted', n % 3 = 0, now() - make_interval(secs => n)
-        from generate_series(${start}, ${Math.min(count, start + 10_000) - 1}) as n`);
+        from generate_series(${start}::int, ${Math.min(count, start + 10_000) - 1}::int) as n`);
     }
     await database.db.execute(sql`analyze devices`);
   } finally {
