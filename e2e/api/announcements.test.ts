@@ -147,6 +147,7 @@ describe("announcement CLI refusals", () => {
       [["announcement", "create", title, directory], 2, /^error: cannot read '.*': .*directory/i],
       [["announcement", "create", "   ", good], 2, /^error: invalid title: must not be empty\n$/],
       [["announcement", "create", "t".repeat(256), good], 2, /^error: invalid title: at most 255 characters\n$/],
+      [["announcement", "create", "two\nlines", good], 2, /^error: invalid title: one line, no control characters\n$/],
       [["announcement", "create", title, markdownFile(" \n\n")], 2, /^error: invalid content: must not be empty\n$/],
       [
         ["announcement", "create", title, markdownFile("x".repeat(100_001))],

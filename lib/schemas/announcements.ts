@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { orderBy, pagination, timestamp } from "./common";
 
-export const announcementTitle = z.string().trim().min(1, "must not be empty").max(255, "at most 255 characters");
+export const announcementTitle = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(255, "at most 255 characters")
+  .regex(/^[^\p{Cc}]*$/u, "one line, no control characters");
 /** Markdown. */
 export const announcementContent = z
   .string()
