@@ -1,4 +1,8 @@
-import type { DeviceRow } from "@/models/devices";
+import { and, count, eq } from "drizzle-orm";
+import { type DeviceRow, devices } from "@/models/devices";
+import { namespaces } from "@/models/namespaces";
+import type { Executor } from "../db";
+import { notFound } from "../errors";
 
 /**
  * A device row as the API shows it. `acceptable` says whether accepting it now would stay
@@ -24,4 +28,25 @@ export function describeDevice(row: DeviceRow, namespaceName: string, isNamespac
     public_url: row.publicUrl,
     acceptable: row.status !== "accepted" && !isNamespaceFull,
   };
+}
+
+/**
+ * The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap).
+ * Counting stops at the cap, so a large namespace costs no more than its limit.
+ */
+export async function namespaceState(db: Executor, tenantId: string) {
+  const [namespace] = await db
+    .select({ name: namespaces.name, maxDevices: namespaces.maxDevices })
+    .from(namespaces)
+    .where(eq(namespaces.tenantId, tenantId));
+  if (!namespace) throw notFound("namespace");
+  if (namespace.maxDevices < 0) return { name: namespace.name, isFull: false };
+  const upToCap = db
+    .select({ uid: devices.uid })
+    .from(devices)
+    .where(and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted")))
+    .limit(namespace.maxDevices)
+    .as("accepted");
+  const [accepted] = await db.select({ count: count() }).from(upToCap);
+  return { name: namespace.name, isFull: (accepted?.count ?? 0) >= namespace.maxDevices };
 }

@@ -9,7 +9,7 @@ import { paged } from "../http/route";
 import { offsetOf, type Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/filter";
-import { describeDevice } from "./device-view";
+import { describeDevice, namespaceState } from "./device-view";
 import { type FilterField, filterToSql } from "./filter";
 
 /** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
@@ -46,27 +46,6 @@ const statusOf: Record<StatusWord, DeviceStatus> = {
 };
 
 const ofDevice = (scope: Scope, uid: string) => and(eq(devices.uid, uid), eq(devices.tenantId, scope.tenantId));
-
-/**
- * The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap).
- * Counting stops at the cap, so a large namespace costs no more than its limit.
- */
-async function namespaceState(db: Executor, tenantId: string) {
-  const [namespace] = await db
-    .select({ name: namespaces.name, maxDevices: namespaces.maxDevices })
-    .from(namespaces)
-    .where(eq(namespaces.tenantId, tenantId));
-  if (!namespace) throw notFound("namespace");
-  if (namespace.maxDevices < 0) return { name: namespace.name, isFull: false };
-  const upToCap = db
-    .select({ uid: devices.uid })
-    .from(devices)
-    .where(and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted")))
-    .limit(namespace.maxDevices)
-    .as("accepted");
-  const [accepted] = await db.select({ count: count() }).from(upToCap);
-  return { name: namespace.name, isFull: (accepted?.count ?? 0) >= namespace.maxDevices };
-}
 
 async function view(db: Executor, scope: Scope, row: DeviceRow) {
   const namespace = await namespaceState(db, scope.tenantId);

@@ -10,23 +10,9 @@ import { paged } from "../http/route";
 import { log } from "../log";
 import { offsetOf, type Pagination } from "../schemas/common";
 import { recordFrame } from "../schemas/sessions";
-import { describeDevice } from "./device-view";
+import { describeDevice, namespaceState } from "./device-view";
 
 // Views
-
-/** The namespace's name and whether it is full, for the device object inside each session. */
-async function namespaceView(db: Executor, tenantId: string) {
-  const [row] = await db
-    .select({
-      name: namespaces.name,
-      maxDevices: namespaces.maxDevices,
-      accepted: sql<number>`(select count(*)::int from ${devices} where ${devices.tenantId} = ${namespaces.tenantId} and ${devices.status} = 'accepted')`,
-    })
-    .from(namespaces)
-    .where(eq(namespaces.tenantId, tenantId));
-  if (!row) throw notFound("namespace");
-  return { name: row.name, isFull: row.maxDevices >= 0 && row.accepted >= row.maxDevices };
-}
 
 const describeSession = (session: SessionRow, device: DeviceRow, namespace: { name: string; isFull: boolean }) => ({
   uid: session.uid,
@@ -63,7 +49,7 @@ const withDevice = (db: Executor) =>
 async function sessionView(db: Executor, tenantId: string, uid: string) {
   const [row] = await withDevice(db).where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)));
   if (!row) throw notFound("session");
-  return describeSession(row.session, row.device, await namespaceView(db, tenantId));
+  return describeSession(row.session, row.device, await namespaceState(db, tenantId));
 }
 
 // The API
@@ -77,7 +63,7 @@ export async function listSessions(db: Executor, scope: Scope, query: Pagination
     .orderBy(desc(sessions.startedAt), desc(sessions.uid))
     .limit(query.per_page)
     .offset(offsetOf(query));
-  const namespace = await namespaceView(db, scope.tenantId);
+  const namespace = await namespaceState(db, scope.tenantId);
   return paged(
     rows.map((row) => describeSession(row.session, row.device, namespace)),
     total?.count ?? 0,

@@ -1,0 +1,105 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { heartbeatLoop, makeDevices, registerAll } from "@/bench/simulator";
+import { agentBody, authDevice } from "./support/agents";
+import { call, seedNamespace } from "./support/client";
+import { createTestDatabase } from "./support/database";
+import { type RunningServer, startServer } from "./support/server";
+import { seedSession } from "./support/sessions";
+
+const getDevice = async (token: string, uid: string) => (await call("GET", `/api/devices/${uid}`, { token })).body;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("agent heartbeats", () => {
+  it("refresh last_seen, online, remote_addr and info of the device", async () => {
+    const namespace = await seedNamespace();
+    const token = namespace.owner.tenantToken;
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body)).body;
+    const first = await getDevice(token, uid);
+    expect(first).toMatchObject({ status: "pending", online: true, remote_addr: "127.0.0.1", info: body.info });
+    await sleep(20);
+    const updated = { ...body, info: { ...body.info, version: "0.2.0", pretty_name: "Debian GNU/Linux 13" } };
+    expect((await authDevice(updated)).body.uid).toBe(uid);
+    const second = await getDevice(token, uid);
+    expect(second.info).toEqual(updated.info);
+    expect(Date.parse(second.last_seen)).toBeGreaterThan(Date.parse(first.last_seen));
+  });
+
+  it("touch only the listed sessions that belong to the calling device", async () => {
+    const namespace = await seedNamespace();
+    const token = namespace.owner.tenantToken;
+    const mine = agentBody(namespace.tenantId);
+    const other = agentBody(namespace.tenantId);
+    const device = (await authDevice(mine)).body;
+    await authDevice(other);
+    const { session } = await seedSession(namespace, { device });
+    const lastSeen = async () =>
+      Date.parse((await call("GET", `/api/sessions/${session.uid}`, { token })).body.last_seen);
+    const before = await lastSeen();
+    await sleep(20);
+    // Another device of the namespace cannot keep this session alive.
+    expect((await authDevice({ ...other, sessions: [session.uid] })).status).toBe(200);
+    expect(await lastSeen()).toBe(before);
+    expect((await authDevice({ ...mine, sessions: [session.uid] })).status).toBe(200);
+    expect(await lastSeen()).toBeGreaterThan(before);
+  });
+
+  it("come from the device simulator too: registered devices wait as pending and stay online", async () => {
+    const namespace = await seedNamespace();
+    const devices = makeDevices(5, namespace.tenantId, "simtest");
+    await registerAll(inject("baseUrl"), devices, 5);
+    const statuses = await heartbeatLoop(inject("baseUrl"), devices, { intervalMs: 200, durationMs: 600 });
+    expect([...statuses.keys()]).toEqual([200]);
+    const listed = await call("GET", "/api/devices?status=pending&per_page=10", { token: namespace.owner.tenantToken });
+    expect(listed.headers.get("x-total-count")).toBe("5");
+    expect(listed.body.map((item: { name: string }) => item.name).sort()).toEqual(
+      devices.map((device) => device.hostname).sort(),
+    );
+    expect(listed.body.every((item: { online: boolean }) => item.online)).toBe(true);
+  });
+});
+
+describe("silent devices (own server, offline after 10 s)", () => {
+  let server: RunningServer;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    const adminUrl = process.env.TEST_DATABASE_URL;
+    database = adminUrl ? await createTestDatabase(adminUrl) : undefined;
+    server = await startServer({ DATABASE_URL: database?.url, DEVICE_OFFLINE_SECONDS: "10" });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+    if (server) rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  it("go offline by the timer once they miss their heartbeats, and online again when they call", async () => {
+    const username = `u${Date.now().toString(36)}`;
+    const registered = await call("POST", "/api/register", {
+      baseUrl: server.url,
+      body: { name: "Silent", username, email: `${username}@example.com`, password: "secret-pass" },
+    });
+    const created = await call("POST", "/api/namespaces", {
+      baseUrl: server.url,
+      token: registered.body.token,
+      body: { name: `ns${Date.now().toString(36)}` },
+    });
+    const tenantId = created.body.tenant_id;
+    const token = (await call("GET", `/api/token/${tenantId}`, { baseUrl: server.url, token: registered.body.token }))
+      .body.token;
+    const body = agentBody(tenantId);
+    const { uid } = (await authDevice(body, { baseUrl: server.url })).body;
+    const online = async () => (await call("GET", `/api/devices/${uid}`, { baseUrl: server.url, token })).body.online;
+    expect(await online()).toBe(true);
+    let wentOffline = false;
+    for (const until = Date.now() + 30_000; Date.now() < until && !wentOffline; await sleep(500)) {
+      wentOffline = (await online()) === false;
+    }
+    expect(wentOffline).toBe(true);
+    await authDevice(body, { baseUrl: server.url });
+    expect(await online()).toBe(true);
+  }, 60_000);
+});
