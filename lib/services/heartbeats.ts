@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { log } from "../log";
 
@@ -14,9 +15,10 @@ export type Heartbeat = {
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
 const maxBatch = 5_000;
-// Writes in flight at once: a batch waits for its commit (WAL flush); overlapping a few keeps
-// the database busy while each batch still holds everything that arrived meanwhile.
-const maxWrites = 4;
+// Writes in flight at once. On a PostgreSQL server a batch waits for its commit (WAL flush), and
+// overlapping a few keeps the server busy; the embedded database runs one statement at a time,
+// so one write in flight lets the next batch gather everything that arrives meanwhile.
+const maxWrites = () => (getConfig().DATABASE_URL ? 4 : 1);
 
 /**
  * Group commit for agent heartbeats. Heartbeats that arrive while writes are running wait for
@@ -37,13 +39,16 @@ export class HeartbeatWriter {
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
       this.totals.heartbeats += 1;
-      if (this.writing < maxWrites) void this.drain();
+      if (this.writing < maxWrites()) void this.drain();
     });
   }
 
   private async drain() {
     this.writing += 1;
     while (this.queue.length > 0) {
+      // Let the requests that arrived meanwhile reach the queue: the embedded database holds the
+      // event loop while it writes, so without this pause every batch would hold one heartbeat.
+      await new Promise((resolve) => setImmediate(resolve));
       const batch = this.queue.splice(0, maxBatch);
       try {
         const names = await this.write(batch.map((waiting) => waiting.beat));
