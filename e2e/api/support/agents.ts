@@ -50,3 +50,16 @@ export function authDevice(body: unknown, options: CallOptions = {}) {
     body,
   });
 }
+
+export type RegisteredAgent = { uid: string; token: string; name: string; namespace: string };
+
+/** A device of the namespace, registered (or called in) as its agent does, with its device token. */
+export async function registerAgent(
+  tenantId: string,
+  overrides: Partial<AgentBody> = {},
+  options: CallOptions = {},
+): Promise<RegisteredAgent> {
+  const response = await authDevice(agentBody(tenantId, overrides), options);
+  if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
+  return response.body as RegisteredAgent;
+}

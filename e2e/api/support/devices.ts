@@ -1,5 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
-import { agentBody, authDevice, uniqueMac } from "./agents";
+import { registerAgent, uniqueMac } from "./agents";
 import { type CallOptions, call, type SeededNamespace, uniqueName } from "./client";
 
 export type RegisteredDevice = { uid: string; token: string; name: string };
@@ -9,22 +8,8 @@ export async function registerDevice(
   namespace: SeededNamespace,
   hostname = uniqueName("dev"),
 ): Promise<RegisteredDevice> {
-  const publicKey = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({
-    type: "spki",
-    format: "pem",
-  });
-  const response = await call("POST", "/api/devices/auth", {
-    body: {
-      info: { id: "debian", pretty_name: "Debian GNU/Linux 12", version: "v0.16.4", arch: "amd64", platform: "native" },
-      sessions: [],
-      hostname,
-      identity: { mac: "02:42:ac:11:00:02" },
-      public_key: publicKey.toString(),
-      tenant_id: namespace.tenantId,
-    },
-  });
-  if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
-  return { uid: response.body.uid, token: response.body.token, name: response.body.name };
+  const { uid, token, name } = await registerAgent(namespace.tenantId, { hostname });
+  return { uid, token, name };
 }
 
 export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
@@ -32,10 +17,8 @@ export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
 export type SeededDevice = { uid: string; token: string; name: string; hostname: string; mac: string };
 
 /** An agent's heartbeat: registers the device on first call; marks it online and bumps `last_seen`. */
-export async function heartbeat(tenantId: string, hostname: string, mac: string, options: CallOptions = {}) {
-  const response = await authDevice(agentBody(tenantId, { hostname, identity: { mac } }), options);
-  if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
-  return response.body as { uid: string; token: string; name: string; namespace: string };
+export function heartbeat(tenantId: string, hostname: string, mac: string, options: CallOptions = {}) {
+  return registerAgent(tenantId, { hostname, identity: { mac } }, options);
 }
 
 /**

@@ -1,5 +1,6 @@
-import { createHash, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
-import { call, type SeededNamespace, uniqueName } from "./client";
+import { createHash, randomUUID } from "node:crypto";
+import { registerAgent } from "./agents";
+import { call, type SeededNamespace } from "./client";
 import { internalHeaders } from "./internal";
 
 /**
@@ -9,27 +10,19 @@ import { internalHeaders } from "./internal";
 
 export const randomUid = () => createHash("sha256").update(randomUUID()).digest("hex");
 
-const publicKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({
-  type: "spki",
-  format: "pem",
-}) as string;
-
 export type SeededDevice = { uid: string; token: string; name: string };
 
 /** A new device (pending) in the namespace, registered as its agent would, with its device token. */
 export async function seedDevice(namespace: Pick<SeededNamespace, "tenantId">): Promise<SeededDevice> {
-  const response = await call("POST", "/api/devices/auth", {
-    body: {
-      info: { id: "debian", pretty_name: "Debian GNU/Linux 12", version: "0.1.0", arch: "amd64", platform: "docker" },
-      sessions: [],
-      hostname: uniqueName("dev"),
-      identity: { mac: randomBytes(6).toString("hex").match(/../g)?.join(":") },
-      public_key: publicKey,
-      tenant_id: namespace.tenantId,
-    },
-  });
-  if (response.status !== 200) throw new Error(`device auth failed: ${response.status} ${response.text}`);
-  return { uid: response.body.uid, token: response.body.token, name: response.body.name };
+  const info = {
+    id: "debian",
+    pretty_name: "Debian GNU/Linux 12",
+    version: "0.1.0",
+    arch: "amd64",
+    platform: "docker",
+  };
+  const { uid, token, name } = await registerAgent(namespace.tenantId, { info });
+  return { uid, token, name };
 }
 
 export type SessionInput = {
