@@ -12,6 +12,7 @@ import { resolveScope } from "../auth/credentials";
 import type { Database, Db } from "../db";
 import { ApiError } from "../errors";
 import { openTestDatabase } from "../testing/database";
+import { insertDevice } from "../testing/devices";
 import { createNamespace, deleteNamespace, getNamespace, listNamespaces } from "./namespaces";
 
 const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
@@ -39,20 +40,6 @@ async function insertUser() {
   return user;
 }
 
-async function insertDevice(tenantId: string, status: DeviceStatus) {
-  const uid = hex64();
-  await db.insert(devices).values({
-    uid,
-    tenantId,
-    name: `dev-${uid.slice(0, 8)}`,
-    identity: { mac: "00:11:22:33:44:55" },
-    info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
-    publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
-    status,
-  });
-  return uid;
-}
-
 /** A namespace with a member, an API key, devices of every status, a public key and a session. */
 async function populatedNamespace() {
   const owner = await insertUser();
@@ -69,8 +56,8 @@ async function populatedNamespace() {
     createdBy: owner.id,
     expiresIn: -1,
   });
-  const accepted = [await insertDevice(tenantId, "accepted"), await insertDevice(tenantId, "accepted")];
-  for (const status of ["pending", "rejected", "removed", "unused"] as const) await insertDevice(tenantId, status);
+  const accepted = [await insertDevice(db, tenantId, "accepted"), await insertDevice(db, tenantId, "accepted")];
+  for (const status of ["pending", "rejected", "removed", "unused"] as const) await insertDevice(db, tenantId, status);
   await db.insert(publicKeys).values({
     tenantId,
     fingerprint: fingerprint(),
@@ -130,7 +117,7 @@ describe("namespace service", () => {
       },
     );
     expect(listed.items.map((item) => item.device_count)).toEqual([2]);
-    await insertDevice(tenantId, "accepted");
+    await insertDevice(db, tenantId, "accepted");
     expect((await getNamespace(db, scope)).device_count).toBe(3);
   });
 

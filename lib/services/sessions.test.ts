@@ -10,6 +10,7 @@ import { resolveScope, type Scope } from "../auth/credentials";
 import type { Database, Db } from "../db";
 import { ApiError } from "../errors";
 import { openTestDatabase } from "../testing/database";
+import { insertDevice } from "../testing/devices";
 import { createNamespace } from "./namespaces";
 import {
   appendFrames,
@@ -53,20 +54,6 @@ async function newNamespace(): Promise<{ tenantId: string; scope: Scope }> {
   return { tenantId, scope };
 }
 
-async function newDevice(tenantId: string, status: DeviceStatus = "pending") {
-  const uid = hex64();
-  await db.insert(devices).values({
-    uid,
-    tenantId,
-    name: `dev-${uid.slice(0, 8)}`,
-    identity: { mac: "00:11:22:33:44:55" },
-    info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
-    publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
-    status,
-  });
-  return uid;
-}
-
 async function newSession(tenantId: string, deviceUid: string, recorded = false) {
   const uid = hex64();
   await createSession(db, {
@@ -97,7 +84,7 @@ const statusOf = (promise: Promise<unknown>) =>
 describe("createSession", () => {
   it("starts an active session and answers it with its device", async () => {
     const { tenantId } = await newNamespace();
-    const device = await newDevice(tenantId);
+    const device = await insertDevice(db, tenantId);
     const uid = hex64();
     const created = await createSession(db, {
       uid,
@@ -127,7 +114,7 @@ describe("createSession", () => {
 
   it("refuses a device of another namespace (404) and a uid in use (409), storing nothing", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const foreignDevice = await newDevice(other.tenantId);
+    const foreignDevice = await insertDevice(db, other.tenantId);
     const uid = hex64();
     const input = {
       uid,
@@ -142,8 +129,8 @@ describe("createSession", () => {
     expect(await statusOf(createSession(db, input))).toBe(404);
     expect(await db.select().from(sessions).where(eq(sessions.uid, uid))).toEqual([]);
 
-    const existing = await newSession(own.tenantId, await newDevice(own.tenantId));
-    const device = await newDevice(own.tenantId);
+    const existing = await newSession(own.tenantId, await insertDevice(db, own.tenantId));
+    const device = await insertDevice(db, own.tenantId);
     expect(await statusOf(createSession(db, { ...input, uid: existing, deviceUid: device }))).toBe(409);
     expect((await sessionRow(existing)).deviceUid).not.toBe(device);
   });
@@ -152,9 +139,9 @@ describe("createSession", () => {
 describe("touchSessions", () => {
   it("moves last_seen only for sessions of that device in that namespace", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const device = await newDevice(own.tenantId);
-    const sibling = await newDevice(own.tenantId);
-    const foreign = await newDevice(other.tenantId);
+    const device = await insertDevice(db, own.tenantId);
+    const sibling = await insertDevice(db, own.tenantId);
+    const foreign = await insertDevice(db, other.tenantId);
     const mine = [await newSession(own.tenantId, device), await newSession(own.tenantId, device)];
     const siblings = await newSession(own.tenantId, sibling);
     const foreigners = await newSession(other.tenantId, foreign);
@@ -179,7 +166,7 @@ describe("touchSessions", () => {
 describe("endSession", () => {
   it("marks the session of the namespace inactive, and no other namespace's", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const uid = await newSession(own.tenantId, await newDevice(own.tenantId));
+    const uid = await newSession(own.tenantId, await insertDevice(db, own.tenantId));
     expect(await endSession(db, other.tenantId, uid)).toBe(false);
     expect((await sessionRow(uid)).active).toBe(true);
     expect(await endSession(db, own.tenantId, uid)).toBe(true);
@@ -193,7 +180,7 @@ describe("appendFrames and playSession", () => {
 
   it("stores a batch in one statement; play orders by time, then by insertion", async () => {
     const { tenantId, scope } = await newNamespace();
-    const uid = await newSession(tenantId, await newDevice(tenantId), true);
+    const uid = await newSession(tenantId, await insertDevice(db, tenantId), true);
     const early = new Date("2024-05-01T10:00:00.000Z");
     const late = new Date("2024-05-01T10:00:01.000Z");
     const batch = [frameAt(late, "c"), frameAt(early, "a"), frameAt(early, "b"), frameAt(late, "d")];
@@ -215,7 +202,7 @@ describe("appendFrames and playSession", () => {
 
   it("drops frames of a session that is not recorded or not in the namespace", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const device = await newDevice(own.tenantId);
+    const device = await insertDevice(db, own.tenantId);
     const plain = await newSession(own.tenantId, device, false);
     const recorded = await newSession(own.tenantId, device, true);
     const batch = [frameAt(new Date(), "x")];
@@ -232,7 +219,7 @@ describe("appendFrames and playSession", () => {
 
   it("refuses a batch over the limit", async () => {
     const { tenantId } = await newNamespace();
-    const uid = await newSession(tenantId, await newDevice(tenantId), true);
+    const uid = await newSession(tenantId, await insertDevice(db, tenantId), true);
     const batch = Array.from({ length: maxFramesPerBatch + 1 }, () => frameAt(new Date(), "x"));
     await expect(appendFrames(db, tenantId, uid, batch)).rejects.toThrow(/at most/);
     expect(await appendFrames(db, tenantId, uid, batch.slice(1))).toBe(maxFramesPerBatch);
@@ -240,7 +227,7 @@ describe("appendFrames and playSession", () => {
 
   it("plays another namespace's session for nobody (404)", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const uid = await newSession(own.tenantId, await newDevice(own.tenantId), true);
+    const uid = await newSession(own.tenantId, await insertDevice(db, own.tenantId), true);
     expect(await statusOf(playSession(db, other.scope, uid))).toBe(404);
   });
 });
@@ -248,7 +235,7 @@ describe("appendFrames and playSession", () => {
 describe("closeSession", () => {
   it("marks the session inactive and tells every close listener, once per close", async () => {
     const { tenantId, scope } = await newNamespace();
-    const device = await newDevice(tenantId);
+    const device = await insertDevice(db, tenantId);
     const uid = await newSession(tenantId, device);
     const heard: ClosedSession[] = [];
     const failing = vi.fn(() => {
@@ -269,12 +256,12 @@ describe("closeSession", () => {
 
   it("changes nothing and tells nobody for another device, namespace or unknown session (404)", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
-    const device = await newDevice(own.tenantId);
+    const device = await insertDevice(db, own.tenantId);
     const uid = await newSession(own.tenantId, device);
     const listener = vi.fn();
     const stop = onSessionClose(listener);
     try {
-      expect(await statusOf(closeSession(db, own.scope, uid, await newDevice(own.tenantId)))).toBe(404);
+      expect(await statusOf(closeSession(db, own.scope, uid, await insertDevice(db, own.tenantId)))).toBe(404);
       expect(await statusOf(closeSession(db, other.scope, uid, device))).toBe(404);
       expect(await statusOf(closeSession(db, own.scope, hex64(), device))).toBe(404);
     } finally {
@@ -289,8 +276,8 @@ describe("listSessions", () => {
   it("says a device is not acceptable when the namespace is full", async () => {
     const { tenantId, scope } = await newNamespace();
     await db.update(namespaces).set({ maxDevices: 1 }).where(eq(namespaces.tenantId, tenantId));
-    await newDevice(tenantId, "accepted");
-    const pending = await newDevice(tenantId);
+    await insertDevice(db, tenantId, "accepted");
+    const pending = await insertDevice(db, tenantId);
     await newSession(tenantId, pending);
     const page = await listSessions(db, scope, { page: 1, per_page: 10 });
     expect(page.total).toBe(1);
