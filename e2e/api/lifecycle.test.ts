@@ -175,7 +175,8 @@ function isRefused(port: number): Promise<boolean> {
   });
 }
 
-describe("server life cycle", () => {
+// Each test starts and stops whole servers, some on a new embedded database: slow on a busy machine.
+describe("server life cycle", { timeout: 180_000 }, () => {
   it("keeps users and namespaces across a restart", async () => {
     const env = await freshData();
     const first = await start(env);
