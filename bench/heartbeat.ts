@@ -138,21 +138,20 @@ async function measureService(
 }
 
 /**
- * `npm run bench -- heartbeat [--devices 10000] [--seconds 10]`: heartbeats per second the
+ * `npm run bench -- heartbeat [--devices 10000] [--seconds 10] [--databases postgres,pglite]`: heartbeats per second the
  * server sustains with that many registered devices, on PostgreSQL and PGlite, as ratios to a
  * plain Node HTTP server and a bare Next.js route handler measured in the same run.
  */
 export async function heartbeatBenchmark(args: Map<string, string>) {
   const deviceCount = Number(args.get("devices") ?? 10_000);
   const seconds = Number(args.get("seconds") ?? 10);
+  const databases = (args.get("databases") ?? "postgres,pglite").split(",") as ("postgres" | "pglite")[];
   ensureBuild();
   const bodies = makeDevices(1_000, "00000000-0000-4000-8000-000000000000").map((device) => device.body);
   const plain = await plainNodeBaseline(bodies, seconds);
   const next = await bareNextBaseline(bodies, seconds);
-  const results = [
-    await measureService("postgres", deviceCount, seconds),
-    await measureService("pglite", deviceCount, seconds),
-  ];
+  const results = [];
+  for (const kind of databases) results.push(await measureService(kind, deviceCount, seconds));
 
   const lines = [
     `heartbeat benchmark: ${deviceCount} devices, ${seconds} s per measurement, 64 connections`,

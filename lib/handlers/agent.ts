@@ -1,11 +1,13 @@
 import * as api from "../api/agent";
 import { getDb } from "../db";
 import { forbidden } from "../errors";
-import { route } from "../http/route";
+import type { DirectContext } from "../http/direct";
+import { route, validate } from "../http/route";
+import { authDeviceBody, readAuthDeviceBody } from "../schemas/agent";
 import { authenticateDevice, markDeviceOffline } from "../services/agent";
 
-// The agent endpoints are called by every device every 30 s: server.ts hands them these same
-// handlers directly, without Next.js's per-request cost; the app/ route files re-export them.
+// The agent endpoints are called by every device every 30 s: server.ts serves them with
+// authDeviceDirect, straight from Node's request; the app/ route files re-export the others.
 
 // POST /api/devices/auth and /api/auth/device - register, heartbeat, token
 export const authDevice = route(api.authDevice, ({ body, source, request }) =>
@@ -14,6 +16,16 @@ export const authDevice = route(api.authDevice, ({ body, source, request }) =>
 export const authDeviceAlias = route(api.authDeviceAlias, ({ body, source, request }) =>
   authenticateDevice(getDb(), body, source, request.headers.get("x-real-ip")),
 );
+
+// POST /api/devices/auth and /api/auth/device as server.ts serves them (lib/http/direct.ts): the
+// hand-written check of the body, and zod only for a body it refuses, to name the fields.
+export const authDeviceDirect = ({ body, source, headers }: DirectContext) =>
+  authenticateDevice(
+    getDb(),
+    readAuthDeviceBody(body) ?? validate(authDeviceBody, body, "body"),
+    source,
+    (headers["x-real-ip"] as string | undefined) ?? null,
+  );
 
 // POST /internal/devices/{uid}/offline - a device's own token, or the internal secret
 export const markOffline = route(api.markDeviceOffline, ({ device, params }) => {

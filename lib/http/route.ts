@@ -55,13 +55,13 @@ type HandlerResult<O extends Operation> = O["isList"] extends true ? Page<unknow
 
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 
-const apiHeaders = { "cache-control": "no-store", "x-content-type-options": "nosniff" };
+export const apiHeaders = { "cache-control": "no-store", "x-content-type-options": "nosniff" };
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}) {
   return Response.json(body ?? {}, { status, headers: { ...apiHeaders, ...headers } });
 }
 
-function validate<S extends z.ZodType>(schema: S, value: unknown, where: string, asFieldNames = false) {
+export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string, asFieldNames = false) {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw toValidationError(result.error, where, asFieldNames);

@@ -34,8 +34,13 @@ export function isTrustedProxy(peer: string): boolean {
 
 /** The client's address: the peer, or `X-Real-IP` when the peer is a trusted proxy. */
 export function sourceAddress(headers: Headers): string {
-  const peer = normalizeAddress(headers.get(peerHeader) ?? undefined);
-  const realIp = headers.get("x-real-ip")?.trim();
+  return sourceOf(headers.get(peerHeader) ?? undefined, headers.get("x-real-ip") ?? undefined);
+}
+
+/** `sourceAddress` from the TCP peer and the `X-Real-IP` header themselves. */
+export function sourceOf(peerAddress: string | undefined, realIpHeader: string | undefined): string {
+  const peer = normalizeAddress(peerAddress);
+  const realIp = realIpHeader?.trim();
   const isValidRealIp = realIp !== undefined && ipv4.test(realIp) && isIP(realIp) === 4;
   return isValidRealIp && isTrustedProxy(peer) ? realIp : peer;
 }

@@ -3,7 +3,8 @@ import { deviceStatuses } from "@/models/devices";
 import { orderBy, pagination, timestamp } from "./common";
 import { filterQuery } from "./filter";
 
-export const deviceUid = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lower-case hex characters");
+export const deviceUidShape = /^[0-9a-f]{64}$/;
+export const deviceUid = z.string().regex(deviceUidShape, "expected 64 lower-case hex characters");
 export const deviceUidParams = z.object({ uid: deviceUid });
 
 /** Tag names: 3 to 255 characters, none of / @ & : (they delimit tags in addresses and filters). */
