@@ -15,10 +15,11 @@ export type Heartbeat = {
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
 const maxBatch = 5_000;
-// Writes in flight at once. On a PostgreSQL server a batch waits for its commit (WAL flush), and
-// overlapping a few keeps the server busy; the embedded database runs one statement at a time,
-// so one write in flight lets the next batch gather everything that arrives meanwhile.
-const maxWrites = () => (getConfig().DATABASE_URL ? 4 : 1);
+// Writes in flight at once. On a PostgreSQL server a batch waits for its commit (WAL flush): a
+// second write overlaps that wait, while more would only cut the batches smaller, each statement
+// costing the database its planning and its commit. The embedded database runs one statement at
+// a time, so one write in flight lets the next batch gather everything that arrives meanwhile.
+const maxWrites = () => (getConfig().DATABASE_URL ? 2 : 1);
 
 /**
  * Group commit for agent heartbeats. Heartbeats that arrive while writes are running wait for
@@ -63,27 +64,30 @@ export class HeartbeatWriter {
 
   /**
    * One statement: devices get last_seen, online, remote_addr and info; the sessions each agent
-   * lists are touched only when they belong to that device in that namespace.
+   * lists are touched only when they belong to that device in that namespace. Most batches list
+   * no session at all, and their statement leaves the sessions out.
    */
   private async write(beats: Heartbeat[]): Promise<Map<string, string>> {
+    const listsSessions = beats.some((beat) => beat.sessions.length > 0);
     const rows = beats.map((beat) => ({
       uid: beat.uid,
       tenant_id: beat.tenantId,
       remote_addr: beat.remoteAddr,
       info: beat.info,
-      sessions: beat.sessions,
+      sessions: listsSessions ? beat.sessions : undefined,
     }));
     this.totals.statements += 1;
-    const result = await this.db.execute(sql`
-      with beats as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb)
-      ), touched_sessions as (
+    const touchSessions = sql`, touched_sessions as (
         update sessions set last_seen = now()
         from beats, jsonb_array_elements_text(beats.sessions) as listed(uid)
         where sessions.uid = listed.uid and sessions.device_uid = beats.uid
           and sessions.tenant_id = beats.tenant_id and sessions.active
-      )
+      )`;
+    const result = await this.db.execute(sql`
+      with beats as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb)
+      )${listsSessions ? touchSessions : sql``}
       update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info
       from beats
       where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
