@@ -51,6 +51,8 @@ export class HeartbeatWriter {
       // event loop while it writes, so without this pause every batch would hold one heartbeat.
       await new Promise((resolve) => setImmediate(resolve));
       const batch = this.queue.splice(0, maxBatch);
+      // Another write took them all meanwhile.
+      if (batch.length === 0) break;
       try {
         const names = await this.write(batch.map((waiting) => waiting.beat));
         for (const waiting of batch) waiting.resolve(names.get(waiting.beat.uid));

@@ -1,0 +1,113 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devices } from "@/models/devices";
+import { sessions } from "@/models/sessions";
+import type { Database, Db } from "../db";
+import { openTestDatabase } from "../testing/database";
+import { insertDevice, randomUid, seedScope } from "../testing/devices";
+import { type Heartbeat, HeartbeatWriter } from "./heartbeats";
+
+let database: Database;
+let db: Db;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  db = database.db;
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+const info = { id: "debian", pretty_name: "Debian 13", version: "0.2.0", arch: "arm64", platform: "native" };
+const beatOf = (uid: string, tenantId: string, sessions: string[] = []): Heartbeat => ({
+  uid,
+  tenantId,
+  remoteAddr: "198.51.100.9",
+  info,
+  sessions,
+});
+
+async function deviceRow(uid: string) {
+  const [row] = await db.select().from(devices).where(eq(devices.uid, uid));
+  return row;
+}
+
+async function insertSession(tenantId: string, deviceUid: string) {
+  const uid = randomUid();
+  await db.insert(sessions).values({
+    uid,
+    tenantId,
+    deviceUid,
+    username: "root",
+    ipAddress: "192.0.2.1",
+    lastSeen: new Date("2000-01-01T00:00:00Z"),
+  });
+  return uid;
+}
+
+async function sessionLastSeen(uid: string) {
+  const [row] = await db.select({ lastSeen: sessions.lastSeen }).from(sessions).where(eq(sessions.uid, uid));
+  return row?.lastSeen.toISOString();
+}
+
+describe("heartbeat writer", () => {
+  it("answers a heartbeat only once the statement holding it has committed", async () => {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId);
+    const writer = new HeartbeatWriter(db);
+    let answered: string | undefined;
+    let recorded: Promise<string | undefined> = Promise.resolve(undefined);
+    // While another transaction holds the device's row, the heartbeat's write cannot commit.
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select 1 from devices where uid = ${uid} for update`);
+      recorded = writer.record(beatOf(uid, scope.tenantId));
+      void recorded.then((name) => {
+        answered = name;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBeUndefined();
+    });
+    const name = await recorded;
+    expect(name).toBe((await deviceRow(uid))?.name);
+    expect(await deviceRow(uid)).toMatchObject({ info, remoteAddr: "198.51.100.9", online: true });
+  });
+
+  it("writes a whole backlog in one statement and answers each heartbeat with its device's name", async () => {
+    const scope = await seedScope(db);
+    const uids = await Promise.all(Array.from({ length: 20 }, () => insertDevice(db, scope.tenantId)));
+    const writer = new HeartbeatWriter(db);
+    const names = await Promise.all(uids.map((uid) => writer.record(beatOf(uid, scope.tenantId))));
+    expect(names).toEqual(await Promise.all(uids.map(async (uid) => (await deviceRow(uid))?.name)));
+    expect(writer.totals).toEqual({ heartbeats: 20, statements: 1 });
+  });
+
+  it("answers undefined for a device that is not in the namespace the agent names, and leaves it alone", async () => {
+    const scope = await seedScope(db);
+    const other = await seedScope(db);
+    const uid = await insertDevice(db, other.tenantId);
+    const before = await deviceRow(uid);
+    const writer = new HeartbeatWriter(db);
+    expect(await writer.record(beatOf(uid, scope.tenantId))).toBeUndefined();
+    expect(await writer.record(beatOf(randomUid(), scope.tenantId))).toBeUndefined();
+    expect(await deviceRow(uid)).toEqual(before);
+  });
+
+  it("touches only the listed sessions of that device in that namespace", async () => {
+    const scope = await seedScope(db);
+    const other = await seedScope(db);
+    const device = await insertDevice(db, scope.tenantId);
+    const sibling = await insertDevice(db, scope.tenantId);
+    const foreign = await insertDevice(db, other.tenantId);
+    const own = await insertSession(scope.tenantId, device);
+    const siblings = await insertSession(scope.tenantId, sibling);
+    const foreigns = await insertSession(other.tenantId, foreign);
+    const unlisted = await insertSession(scope.tenantId, device);
+    const writer = new HeartbeatWriter(db);
+    await writer.record(beatOf(device, scope.tenantId, [own, siblings, foreigns, randomUid()]));
+    expect(await sessionLastSeen(own)).not.toBe("2000-01-01T00:00:00.000Z");
+    for (const untouched of [siblings, foreigns, unlisted]) {
+      expect(await sessionLastSeen(untouched)).toBe("2000-01-01T00:00:00.000Z");
+    }
+  });
+});
