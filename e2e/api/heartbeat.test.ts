@@ -28,21 +28,77 @@ describe("agent heartbeats", () => {
 
   it("touch only the listed sessions that belong to the calling device", async () => {
     const namespace = await seedNamespace();
+    const elsewhere = await seedNamespace();
     const token = namespace.owner.tenantToken;
     const mine = agentBody(namespace.tenantId);
     const other = agentBody(namespace.tenantId);
+    const foreign = agentBody(elsewhere.tenantId);
     const device = (await authDevice(mine)).body;
     await authDevice(other);
+    await authDevice(foreign);
     const { session } = await seedSession(namespace, { device });
     const lastSeen = async () =>
       Date.parse((await call("GET", `/api/sessions/${session.uid}`, { token })).body.last_seen);
     const before = await lastSeen();
     await sleep(20);
-    // Another device of the namespace cannot keep this session alive.
+    // Neither another device of the namespace nor one of another namespace keeps it alive.
     expect((await authDevice({ ...other, sessions: [session.uid] })).status).toBe(200);
+    expect((await authDevice({ ...foreign, sessions: [session.uid] })).status).toBe(200);
     expect(await lastSeen()).toBe(before);
     expect((await authDevice({ ...mine, sessions: [session.uid] })).status).toBe(200);
     expect(await lastSeen()).toBeGreaterThan(before);
+  });
+
+  it("of a deleted device register it anew as pending, never bring it back as it was", async () => {
+    const namespace = await seedNamespace();
+    const token = namespace.owner.tenantToken;
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body)).body;
+    expect((await call("PATCH", `/api/devices/${uid}/accept`, { token })).status).toBe(200);
+    expect((await call("PUT", `/api/devices/${uid}`, { token, body: { name: "renamed" } })).status).toBe(200);
+    expect((await authDevice(body)).body).toMatchObject({ uid, name: "renamed" });
+    expect((await call("DELETE", `/api/devices/${uid}`, { token })).status).toBe(200);
+    const again = await authDevice(body);
+    expect(again.body).toMatchObject({ uid, name: body.hostname.toLowerCase() });
+    expect(await getDevice(token, uid)).toMatchObject({ status: "pending", name: body.hostname.toLowerCase() });
+  });
+
+  it("keep the status the namespace gave the device", async () => {
+    const namespace = await seedNamespace();
+    const token = namespace.owner.tenantToken;
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body)).body;
+    for (const [word, status] of [
+      ["accept", "accepted"],
+      ["reject", "rejected"],
+      ["pending", "pending"],
+    ]) {
+      expect((await call("PATCH", `/api/devices/${uid}/${word}`, { token })).status).toBe(200);
+      expect((await authDevice(body)).status).toBe(200);
+      expect((await getDevice(token, uid)).status).toBe(status);
+    }
+  });
+
+  it("take the address from X-Real-IP only when the peer is a trusted proxy", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body, { headers: { "x-real-ip": "198.51.100.7" } })).body;
+    expect((await getDevice(namespace.owner.tenantToken, uid)).remote_addr).toBe("127.0.0.1");
+  });
+
+  it("over 1 MB are refused with 413, announced or not", async () => {
+    const namespace = await seedNamespace();
+    const body = { ...agentBody(namespace.tenantId), padding: "x".repeat(1024 * 1024) };
+    const announced = await authDevice(body);
+    expect(announced.status).toBe(413);
+    expect(announced.body).toEqual({ message: expect.any(String) });
+    const chunked = await fetch(`${inject("baseUrl")}/api/devices/auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new Blob([JSON.stringify(body)]).stream(),
+      duplex: "half",
+    } as RequestInit & { duplex: "half" });
+    expect(chunked.status).toBe(413);
   });
 
   it("come from the device simulator too: registered devices wait as pending and stay online", async () => {
