@@ -44,6 +44,8 @@ function readText(request: IncomingMessage): Promise<string> {
       resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString()),
     );
     request.on("error", reject);
+    // A client that hangs up before the end of its body gets no answer; the promise must settle.
+    request.on("close", () => reject(new ApiError(400, "request body cut short")));
   });
 }
 
