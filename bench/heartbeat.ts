@@ -101,6 +101,8 @@ async function bareNextBaseline(bodies: string[], drive: Drive): Promise<Load> {
 
 type ServiceResult = {
   database: string;
+  /** The plain Node baseline, measured right before the service: the machine's load drifts. */
+  plain: Load;
   registerPerSecond: number;
   max: Load;
   paced: Load;
@@ -144,7 +146,12 @@ async function seedDevices(baseUrl: string, deviceCount: number) {
  * The service itself, with `deviceCount` registered devices, on one database. The devices are
  * registered first, and the server restarted, so the counts cover heartbeats of known devices.
  */
-async function measureService(kind: "postgres" | "pglite", deviceCount: number, drive: Drive): Promise<ServiceResult> {
+async function measureService(
+  kind: "postgres" | "pglite",
+  deviceCount: number,
+  drive: Drive,
+  baseline: () => Promise<Load>,
+): Promise<ServiceResult> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
   const env = { DATABASE_URL: database?.url, DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "info" };
@@ -154,6 +161,7 @@ async function measureService(kind: "postgres" | "pglite", deviceCount: number, 
     const { bodies, seconds } = await seedDevices(seeding.url, deviceCount);
     await seeding.stop();
     server = await startServer({ ...env, DATA_DIR: seeding.dataDir, PORT: String(seeding.port) });
+    const plain = await baseline();
     const before = database ? await transactionsOf(database.url) : 0;
     const warmUp = await load(server.url, bodies, { ...drive, seconds: 2 });
     const max = await load(server.url, bodies, drive);
@@ -163,6 +171,7 @@ async function measureService(kind: "postgres" | "pglite", deviceCount: number, 
     const totals = /"message":"heartbeat totals","heartbeats":(\d+),"statements":(\d+)/.exec(server.output());
     return {
       database: kind,
+      plain,
       registerPerSecond: Math.round(deviceCount / seconds),
       max,
       paced,
@@ -188,20 +197,23 @@ export async function heartbeatBenchmark(args: Map<string, string>) {
   const databases = (args.get("databases") ?? "postgres,pglite").split(",") as ("postgres" | "pglite")[];
   ensureBuild();
   const bodies = makeDevices(1_000, "00000000-0000-4000-8000-000000000000").map((device) => device.body);
-  const plain = await plainNodeBaseline(bodies, drive);
+  const plainFirst = await plainNodeBaseline(bodies, drive);
   const next = await bareNextBaseline(bodies, drive);
   const results = [];
-  for (const kind of databases) results.push(await measureService(kind, deviceCount, drive));
+  for (const kind of databases) {
+    results.push(await measureService(kind, deviceCount, drive, () => plainNodeBaseline(bodies, drive)));
+  }
 
   const lines = [
     `heartbeat benchmark: ${deviceCount} devices, ${drive.seconds} s per measurement, ${drive.connections} connections`,
-    `baseline plain Node http:    ${plain.rps} req/s (p99 ${plain.p99} ms)`,
-    `baseline bare Next.js route: ${next.rps} req/s (p99 ${next.p99} ms)`,
+    `baseline plain Node http:    ${plainFirst.rps} req/s (p99 ${plainFirst.p99} ms)`,
+    `baseline bare Next.js route: ${next.rps} req/s (p99 ${next.p99} ms), ${(next.rps / plainFirst.rps).toFixed(3)}x plain Node`,
   ];
   for (const result of results) {
     lines.push(
       `${result.database}: ${result.max.rps} heartbeats/s (p50 ${result.max.p50} ms, p99 ${result.max.p99} ms, failed ${result.max.failed})` +
-        ` = ${(result.max.rps / plain.rps).toFixed(2)}x plain Node, ${(result.max.rps / next.rps).toFixed(2)}x bare Next.js`,
+        ` = ${(result.max.rps / result.plain.rps).toFixed(2)}x plain Node (${result.plain.rps} req/s just before),` +
+        ` ${(result.max.rps / next.rps).toFixed(2)}x bare Next.js`,
       `  at 3,300/s: p50 ${result.paced.p50} ms, p99 ${result.paced.p99} ms, ${result.paced.rps} req/s, failed ${result.paced.failed}`,
       `  per heartbeat: ${result.writesPerHeartbeat.toFixed(4)} heartbeat writes` +
         (result.statementsPerHeartbeat === undefined
