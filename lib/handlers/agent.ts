@@ -6,8 +6,9 @@ import { route, validate } from "../http/route";
 import { authDeviceBody, readAuthDeviceBody } from "../schemas/agent";
 import { authenticateDevice, markDeviceOffline } from "../services/agent";
 
-// The agent endpoints are called by every device every 30 s: server.ts serves them with
-// authDeviceDirect, straight from Node's request; the app/ route files re-export the others.
+// Every device calls POST /api/devices/auth every 30 s: server.ts serves it with
+// authDeviceDirect, straight from Node's request; the app/ route files re-export the route()
+// handlers, for what reaches Next.js.
 
 // POST /api/devices/auth and /api/auth/device - register, heartbeat, token
 export const authDevice = route(api.authDevice, ({ body, source, request }) =>
