@@ -12,9 +12,9 @@ export type OwnServer = {
   /**
    * Runs SQL on the server's database, as tests that age rows do. PostgreSQL is shared; the
    * embedded database belongs to one process, so the server stops for it and starts again on
-   * the same port and data.
+   * the same port and data. Returns the rows of the last statement.
    */
-  query: (statement: SQL) => Promise<Record<string, unknown>[]>;
+  query: (...statements: SQL[]) => Promise<Record<string, unknown>[]>;
   stop: () => Promise<void>;
 };
 
@@ -31,15 +31,18 @@ export async function startOwnServer(env: Record<string, string> = {}): Promise<
     url: server.url,
     data: { DATA_DIR: dataDir, DATABASE_URL: database?.url },
     output: () => earlierOutput + server.output(),
-    query: async (statement) => {
+    query: async (...statements) => {
       if (!database) {
         await server.stop();
         earlierOutput += server.output();
       }
       const opened = await openDatabase({ DATA_DIR: dataDir, DATABASE_URL: database?.url, DATABASE_POOL_SIZE: 1 });
       try {
-        const result = (await opened.db.execute(statement)) as unknown as { rows: Record<string, unknown>[] };
-        return result.rows;
+        let rows: Record<string, unknown>[] = [];
+        for (const statement of statements) {
+          rows = ((await opened.db.execute(statement)) as unknown as { rows: Record<string, unknown>[] }).rows;
+        }
+        return rows;
       } finally {
         await opened.close();
         if (!database) server = await startServer({ ...serverEnv, PORT: port });
