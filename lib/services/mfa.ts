@@ -1,5 +1,5 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import { and, eq, gt, inArray, isNull, lt, or, sql, TransactionRollbackError } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import QRCode from "qrcode";
 import { mfaRecoveryCodes, userTokens } from "@/models/user-tokens";
 import { type UserRow, users } from "@/models/users";
@@ -240,33 +240,35 @@ export async function resetMfa(
 ) {
   const key = { source, subject: `user:${userId}` };
   const headers = await countLoginAttempt(db, key);
-  // Both codes are spent in one statement, or neither (one right code alone spends nothing).
-  const isReset = await db
-    .transaction(async (tx) => {
-      const spent = await tx
-        .delete(userTokens)
-        .where(
-          and(
-            eq(userTokens.userId, userId),
-            gt(userTokens.expiresAt, sql`now()`),
-            or(
-              and(eq(userTokens.purpose, "mfa_reset_main"), eq(userTokens.tokenHash, hashCode(input.main_email_code))),
-              and(
-                eq(userTokens.purpose, "mfa_reset_recovery"),
-                eq(userTokens.tokenHash, hashCode(input.recovery_email_code)),
-              ),
+  // Both codes are locked, then spent together, or neither is (one right code alone spends nothing).
+  const isReset = await db.transaction(async (tx) => {
+    const matching = await tx
+      .select({ id: userTokens.id })
+      .from(userTokens)
+      .where(
+        and(
+          eq(userTokens.userId, userId),
+          gt(userTokens.expiresAt, sql`now()`),
+          or(
+            and(eq(userTokens.purpose, "mfa_reset_main"), eq(userTokens.tokenHash, hashCode(input.main_email_code))),
+            and(
+              eq(userTokens.purpose, "mfa_reset_recovery"),
+              eq(userTokens.tokenHash, hashCode(input.recovery_email_code)),
             ),
           ),
-        )
-        .returning({ purpose: userTokens.purpose });
-      if (spent.length !== 2) tx.rollback();
-      await turnOffMfa(tx, userId);
-      return true;
-    })
-    .catch((error: unknown) => {
-      if (error instanceof TransactionRollbackError) return false;
-      throw error;
-    });
+        ),
+      )
+      .for("update");
+    if (matching.length !== 2) return false;
+    await tx.delete(userTokens).where(
+      inArray(
+        userTokens.id,
+        matching.map((row) => row.id),
+      ),
+    );
+    await turnOffMfa(tx, userId);
+    return true;
+  });
   if (!isReset) throw unauthorized("invalid or expired reset codes", headers);
   await clearFailures(db, key);
   const user = await requireUser(db, userId);
