@@ -8,8 +8,9 @@ import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout
 import { openSecret, sealSecret } from "../auth/secret-box";
 import { matchTotp, newTotpSecret, totpUri } from "../auth/totp";
 import type { Executor } from "../db";
-import { badRequest, conflict, unauthorized } from "../errors";
+import { badRequest, conflict, errorText, unauthorized } from "../errors";
 import { Reply } from "../http/route";
+import { log } from "../log";
 import { queueMail } from "../mail/outbox";
 import { mfaResetMail } from "../mail/templates";
 import { limitMailRequests } from "./account-recovery";
@@ -25,14 +26,29 @@ const resetCodeSeconds = 24 * 3600;
 
 const hashCode = (code: string) => sha256Hex(normalizeCode(code));
 
+/** The user's TOTP secret; undefined without one, or when it cannot be decrypted (another key). */
+function readSecret(user: UserRow): string | undefined {
+  if (!user.mfaSecret) return undefined;
+  try {
+    return openSecret(user.mfaSecret, user.id);
+  } catch (error) {
+    log.warn("a stored TOTP secret does not decrypt: was MFA_ENCRYPTION_KEY or DATA_DIR/mfa.key changed?", {
+      userId: user.id,
+      error: errorText(error),
+    });
+    return undefined;
+  }
+}
+
 /**
  * Accepts a TOTP code once: it must be right for the user's secret and belong to a later time
  * step than the last accepted one, which it then becomes (one conditional update, so two
  * requests with the same code cannot both pass).
  */
 async function acceptTotp(db: Executor, user: UserRow, code: string): Promise<boolean> {
-  if (!user.mfaSecret) return false;
-  const step = await matchTotp(openSecret(user.mfaSecret, user.id), code, user.mfaLastStep);
+  const secret = readSecret(user);
+  if (secret === undefined) return false;
+  const step = await matchTotp(secret, code, user.mfaLastStep);
   if (step === undefined) return false;
   const accepted = await db
     .update(users)
@@ -77,7 +93,8 @@ export async function enableMfa(
   const user = await requireUser(db, userId);
   if (user.mfaEnabled) throw conflict("MFA is already enabled: disable it first");
   if (!user.recoveryEmail) throw badRequest("set a recovery e-mail before enabling MFA");
-  if (!user.mfaSecret || !sameText(openSecret(user.mfaSecret, user.id), input.secret)) {
+  const issuedSecret = readSecret(user);
+  if (issuedSecret === undefined || !sameText(issuedSecret, input.secret)) {
     throw badRequest("the secret is not the one generated for you: generate MFA credentials again");
   }
   const pending = await db
