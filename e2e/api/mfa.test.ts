@@ -388,6 +388,28 @@ describe("MFA reset by e-mail", () => {
   });
 });
 
+describe("MFA reset rate limit", () => {
+  it("mails reset codes for one account at most 5 times an hour, from any sources; unknown names alike", async () => {
+    const user = await newUser();
+    await withMfa(user);
+    const name = uniqueName("ghost");
+    for (let round = 1; round <= 5; round++) {
+      const known = await api("POST", "/api/user/mfa/reset", {
+        body: { identifier: user.username },
+        source: newSource(),
+      });
+      expect(known.status, `round ${round}`).toBe(200);
+      const unknown = await api("POST", "/api/user/mfa/reset", { body: { identifier: name }, source: newSource() });
+      expect(unknown.status, `round ${round}`).toBe(200);
+    }
+    const known = await api("POST", "/api/user/mfa/reset", { body: { identifier: user.email }, source: newSource() });
+    expect(known.status).toBe(429);
+    const unknown = await api("POST", "/api/user/mfa/reset", { body: { identifier: name }, source: newSource() });
+    expect(unknown.status).toBe(429);
+    expect(unknown.body).toEqual(known.body);
+  });
+});
+
 describe("expiry and secrets at rest", () => {
   it("ends X-MFA-Tokens after 5 minutes, reset codes after a day, the recovery-code window after 10 minutes", async () => {
     const [tokenUser, resetUser, recoverUser] = [await newUser(), await newUser(), await newUser()];
