@@ -36,7 +36,8 @@ export async function startOwnServer(env: Record<string, string> = {}): Promise<
         await server.stop();
         earlierOutput += server.output();
       }
-      const opened = await openDatabase({ DATA_DIR: dataDir, DATABASE_URL: database?.url, DATABASE_POOL_SIZE: 1 });
+      // Two connections: on PostgreSQL one holds the migration lock while the other migrates.
+      const opened = await openDatabase({ DATA_DIR: dataDir, DATABASE_URL: database?.url, DATABASE_POOL_SIZE: 2 });
       try {
         let rows: Record<string, unknown>[] = [];
         for (const statement of statements) {
