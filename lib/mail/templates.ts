@@ -42,7 +42,7 @@ export function passwordRecoveryMail(to: string, name: string, userId: string, t
     "Reset your password",
     [
       `Hello ${name}, someone asked to reset the password of your account.`,
-      `The link works once and for 1 hour. Without a console page, send the new password with the token:\n` +
+      `The link works once and for 1 hour. From a script, send the new password with the token:\n` +
         `POST /api/user/${userId}/update_password {"password": "...", "token": "${token}"}`,
       "If it was not you, ignore this mail: your password stays as it is.",
     ],
