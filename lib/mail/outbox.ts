@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import type { Transporter } from "nodemailer";
 import { type MailRow, mailOutbox } from "@/models/mail-outbox";
 import { type Config, getConfig } from "../config";
 import { type Executor, getDb } from "../db";
@@ -88,14 +89,13 @@ export async function deliverDueMail(db: Executor, config: Config): Promise<void
       .where(inArray(mailOutbox.id, due))
       .returning();
     if (claimed.length === 0) return;
-    await Promise.all(claimed.map((mail) => deliver(db, config, mail)));
+    await Promise.all(claimed.map((mail) => deliver(db, config, transport, mail)));
   }
 }
 
-async function deliver(db: Executor, config: Config, mail: MailRow) {
-  const transport = mailTransport(config);
+async function deliver(db: Executor, config: Config, transport: Transporter, mail: MailRow) {
   try {
-    await transport?.sendMail({
+    await transport.sendMail({
       from: config.MAIL_FROM,
       to: mail.recipient,
       subject: mail.subject,
