@@ -107,10 +107,18 @@ export async function enableMfa(
     throw badRequest("the recovery codes are not the ones generated for you");
   }
   if (!(await acceptTotp(db, user, input.code))) throw unauthorized("invalid code");
-  await db.transaction(async (tx) => {
-    await tx.update(users).set({ mfaEnabled: true }).where(eq(users.id, user.id));
+  // Only if no other Generate or Enable came in between: the checked secret is still the stored one.
+  const isEnabled = await db.transaction(async (tx) => {
+    const enabled = await tx
+      .update(users)
+      .set({ mfaEnabled: true })
+      .where(and(eq(users.id, user.id), eq(users.mfaEnabled, false), eq(users.mfaSecret, user.mfaSecret ?? "")))
+      .returning({ id: users.id });
+    if (enabled.length === 0) return false;
     await tx.update(mfaRecoveryCodes).set({ isPending: false }).where(eq(mfaRecoveryCodes.userId, user.id));
+    return true;
   });
+  if (!isEnabled) throw conflict("the MFA credentials changed meanwhile: generate them again");
   return getCurrentUser(db, user.id, tokenTenant);
 }
 
