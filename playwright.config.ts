@@ -4,7 +4,10 @@ import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.BROWSER_TEST_PORT ?? 18_930);
-const dataDir = mkdtempSync(path.join(tmpdir(), "das-browser-"));
+// Workers load this file again: the environment carries the one data directory to them (the
+// tests read the server's mail outbox there with the CLI).
+process.env.BROWSER_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "das-browser-"));
+const dataDir = process.env.BROWSER_DATA_DIR;
 
 // The system's Chromium (Debian package), never a downloaded browser.
 export default defineConfig({

@@ -28,7 +28,29 @@ describe("parseConfig", () => {
       EDITION: "cloud",
       DEVICE_OFFLINE_SECONDS: 120,
       DEVICE_REGISTRATIONS_PER_MINUTE: 60,
+      MAIL_FROM: "Device Access <noreply@localhost>",
+      REQUIRE_EMAIL_CONFIRMATION: false,
+      MAIL_RETRY_SECONDS: 30,
+      MAIL_MAX_ATTEMPTS: 8,
+      MAIL_REQUESTS_PER_HOUR: 5,
+      MAIL_REQUESTS_PER_HOUR_PER_SOURCE: 30,
     });
+  });
+
+  it("requires e-mail confirmation by default only when mail can leave the server", () => {
+    expect(parseConfig({ SMTP_URL: "smtp://mail.example.org:25" }).REQUIRE_EMAIL_CONFIRMATION).toBe(true);
+    expect(
+      parseConfig({ SMTP_URL: "smtp://m:25", REQUIRE_EMAIL_CONFIRMATION: "false" }).REQUIRE_EMAIL_CONFIRMATION,
+    ).toBe(false);
+    expect(parseConfig({ REQUIRE_EMAIL_CONFIRMATION: "true" }).REQUIRE_EMAIL_CONFIRMATION).toBe(true);
+    expect(configError({ REQUIRE_EMAIL_CONFIRMATION: "maybe" })).toMatch(/REQUIRE_EMAIL_CONFIRMATION/);
+  });
+
+  it("never shows the SMTP URL (it may hold a password) or the MFA key in messages", () => {
+    const message = configError({ SMTP_URL: "http://user:hunter2@mail", MFA_ENCRYPTION_KEY: "c2hvcnQ=" });
+    expect(message).toMatch(/SMTP_URL/);
+    expect(message).toMatch(/MFA_ENCRYPTION_KEY/);
+    expect(message).not.toMatch(/hunter2|c2hvcnQ/);
   });
 
   it("treats an empty value as unset", () => {

@@ -47,14 +47,31 @@ export const configSchema = z.object({
   EDITION: z.enum(["cloud", "community"]).default("cloud"),
   DEVICE_OFFLINE_SECONDS: integer(120, 10, 86_400),
   DEVICE_REGISTRATIONS_PER_MINUTE: integer(60, 1, 1_000_000),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "expected an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("Device Access <noreply@localhost>"),
+  // Unset: on when mail can leave the server (SMTP_URL), off with the embedded outbox.
+  REQUIRE_EMAIL_CONFIRMATION: z.stringbool().optional(),
+  MAIL_RETRY_SECONDS: integer(30, 1, 86_400),
+  MAIL_MAX_ATTEMPTS: integer(8, 1, 100),
+  MAIL_REQUESTS_PER_HOUR: integer(5, 1, 1_000_000),
+  MAIL_REQUESTS_PER_HOUR_PER_SOURCE: integer(30, 1, 1_000_000),
+  MFA_ENCRYPTION_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, "base64").length === 32, "expected 32 bytes in base64")
+    .optional(),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMATION"> & {
+  REQUIRE_EMAIL_CONFIRMATION: boolean;
+};
 
 export class ConfigError extends Error {}
 
 // Their values never appear in messages.
-const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL"]);
+const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "SMTP_URL", "MFA_ENCRYPTION_KEY"]);
 
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -68,7 +85,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     });
     throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   }
-  return result.data;
+  const { REQUIRE_EMAIL_CONFIRMATION, ...config } = result.data;
+  return { ...config, REQUIRE_EMAIL_CONFIRMATION: REQUIRE_EMAIL_CONFIRMATION ?? config.SMTP_URL !== undefined };
 }
 
 const store = globalThis as typeof globalThis & { __dasConfig?: Config };

@@ -3,8 +3,10 @@ import type { Config } from "./config";
 import type { Db } from "./db";
 import { errorText } from "./errors";
 import { log } from "./log";
+import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
+import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
 
 function every(seconds: number, name: string, task: () => Promise<unknown>) {
   const timer = setInterval(() => {
@@ -14,7 +16,7 @@ function every(seconds: number, name: string, task: () => Promise<unknown>) {
   return timer;
 }
 
-/** The server's background work: devices that went silent, expired counters. */
+/** The server's background work: devices that went silent, expired counters and tokens, mail to retry. */
 export function startTimers(db: Db, config: Config) {
   return [
     every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
@@ -22,5 +24,10 @@ export function startTimers(db: Db, config: Config) {
     ),
     every(600, "purging login attempts", () => unscopedPurgeStaleAttempts(db, config.LOCKOUT_MAX_MINUTES)),
     every(3600, "purging rate limits", () => unscopedPurgeRateLimits(db)),
+    every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),
+    every(86_400, "purging the mail outbox", () => unscopedPurgeOutbox(db)),
+    ...(config.SMTP_URL
+      ? [every(Math.min(15, config.MAIL_RETRY_SECONDS), "delivering mail", async () => startDelivery())]
+      : []),
   ];
 }

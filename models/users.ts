@@ -1,4 +1,4 @@
-import { boolean, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
 
 export const users = pgTable(
@@ -14,6 +14,11 @@ export const users = pgTable(
     isConfirmed: boolean("is_confirmed").notNull().default(true),
     emailMarketing: boolean("email_marketing").notNull().default(false),
     mfaEnabled: boolean("mfa_enabled").notNull().default(false),
+    // The TOTP secret, AES-GCM encrypted (lib/auth/secret-box.ts): the one Generate issued until
+    // Enable, then the active one.
+    mfaSecret: text("mfa_secret"),
+    // The last TOTP time step accepted, so that no code is accepted twice.
+    mfaLastStep: integer("mfa_last_step"),
     // The namespace the user last worked in; login hands out a token for it.
     lastTenant: uuid("last_tenant"),
     createdAt: createdAt(),

@@ -607,7 +607,7 @@ const bodyCases: Case[] = [
 const withInput = operations.filter((operation) => operation.body || operation.query);
 
 function urlOf(operation: Operation, params: Record<string, string> = {}, query?: string) {
-  const url = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+  const url = operation.path.replace(/\{([\w-]+)\}/g, (_match, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operation.id}: no value for path parameter '${name}'`);
     return encodeURIComponent(value);
@@ -666,6 +666,8 @@ describe("path parameters", () => {
     ["PUT", "/api/users/security/not-a-uuid", "tenant"],
     ["PATCH", `/api/namespaces/{tenant}/members/not-a-uuid`, "uid"],
     ["GET", "/api/token/12345", "tenant"],
+    ["POST", "/api/user/not-a-uuid/update_password", "uid"],
+    ["PUT", "/api/user/mfa/reset/not-a-uuid", "user-id"],
   ])("%s %s answers 400 naming %s", async (method, url, field) => {
     const response = await call(method, url.replace("{tenant}", namespace.tenantId), {
       token: namespace.owner.tenantToken,

@@ -65,3 +65,23 @@ describe("EDITION=community", () => {
     expect((await call("GET", "/api/healthcheck", { baseUrl: community.url })).status).toBe(200);
   });
 });
+
+describe("MFA in the community edition", () => {
+  it("answers 404 for every MFA operation", async () => {
+    const uuid = randomUUID();
+    for (const [method, url, body] of [
+      ["POST", "/api/mfa/auth", { token: uuid, code: "123456" }],
+      ["POST", "/api/user/mfa/auth", { token: uuid, code: "123456" }],
+      ["POST", "/api/user/mfa/recover", { identifier: "someone", recovery_code: "ABCDEFGHJK" }],
+      ["POST", "/api/user/mfa/reset", { identifier: "someone" }],
+      ["GET", "/api/user/mfa/generate", undefined],
+      ["PUT", "/api/user/mfa/enable", {}],
+      ["PUT", "/api/user/mfa/disable", {}],
+      ["PUT", `/api/user/mfa/reset/${uuid}`, { main_email_code: "A", recovery_email_code: "B" }],
+    ] as const) {
+      const response = await call(method, url, { baseUrl: community.url, body });
+      expect(response.status, `${method} ${url}`).toBe(404);
+      expect(response.body).toEqual({ message: expect.any(String) });
+    }
+  });
+});

@@ -107,7 +107,7 @@ const requests: Record<string, Entry> = Object.assign(
 );
 
 function pathOf(operation: Operation, params: Record<string, string> = {}) {
-  const path = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+  const path = operation.path.replace(/\{([\w-]+)\}/g, (_match, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`${operation.id}: no value for path parameter '${name}'`);
     return encodeURIComponent(value);

@@ -1,9 +1,11 @@
+import { accountOperations } from "./account";
 import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
 import { deviceOperations } from "./devices";
 import { firewallOperations } from "./firewall";
 import { internalOperations } from "./internal";
+import { mfaOperations } from "./mfa";
 import { namespaceOperations } from "./namespaces";
 import { publicKeyOperations } from "./public-keys";
 import { serviceOperations } from "./service";
@@ -14,6 +16,8 @@ import { userOperations } from "./users";
 export const operations = [
   ...serviceOperations,
   ...userOperations,
+  ...accountOperations,
+  ...mfaOperations,
   ...namespaceOperations,
   ...apiKeyOperations,
   ...agentOperations,

@@ -4,6 +4,7 @@ import {
   currentUser,
   loginBody,
   registerBody,
+  registerReply,
   updateUserBody,
   updateUserDataBody,
   updateUserPasswordBody,
@@ -81,12 +82,16 @@ export const registerUser = defineOperation({
   method: "POST",
   path: "/api/register",
   tag,
-  summary: "Register a user",
+  summary: "Register a user (the User object, or a message while the account awaits its e-mail confirmation)",
   access: { kind: "public" },
   body: registerBody,
-  response: userObject,
+  response: registerReply,
   hasFieldNameErrors: true,
-  errors: { 400: "array of invalid field names", 409: "array of fields already in use" },
+  errors: {
+    400: "array of invalid field names",
+    409: "array of fields already in use",
+    429: "too many activation mails asked for",
+  },
 });
 
 const updateErrors = {

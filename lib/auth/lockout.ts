@@ -1,6 +1,8 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { loginAttempts } from "@/models/login-attempts";
+import { getConfig } from "../config";
 import type { Executor } from "../db";
+import { tooManyRequests } from "../errors";
 
 /** Failures in a row that lock a (source, account) pair; each further failure quadruples the lock. */
 export const lockoutThreshold = 3;
@@ -51,6 +53,19 @@ export async function countAttempt(
   const [row] = counted;
   if (!row) return { wasLocked: true, lockedUntil: await lockedUntil(db, key) };
   return { wasLocked: false, lockedUntil: epochSeconds(row.lockedUntil) };
+}
+
+export const lockoutHeader = "X-Account-Lockout";
+
+/**
+ * Counts a login step (password, MFA code, recovery or reset code) of the pair; 429 while it is
+ * locked. Returns the `X-Account-Lockout` header for the answer.
+ */
+export async function countLoginAttempt(db: Executor, key: LockoutKey): Promise<Record<string, string>> {
+  const attempt = await countAttempt(db, key, getConfig().LOCKOUT_MAX_MINUTES);
+  const headers = { [lockoutHeader]: String(attempt.lockedUntil) };
+  if (attempt.wasLocked) throw tooManyRequests("too many failed logins: try again later", headers);
+  return headers;
 }
 
 export async function clearFailures(db: Executor, key: LockoutKey) {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { memberRoles } from "@/models/namespaces";
 import type { Executor } from "../db";
 import { ApiError, FieldConflictError, ValidationError } from "../errors";
+import { unscopedGetMail, unscopedListOutbox } from "../mail/outbox";
 import { announcementContent, announcementTitle, announcementUuid } from "../schemas/announcements";
 import { tenantId } from "../schemas/common";
 import { namespaceName } from "../schemas/namespaces";
@@ -26,6 +27,8 @@ export const usage = `Usage: npm run cli -- COMMAND
   announcement create TITLE FILE.md          publish an announcement with the Markdown in FILE.md; prints its uuid
   announcement list                          list announcements, newest first: uuid, date, title
   announcement delete UUID                   delete an announcement
+  mail list                                  the 50 newest mails of the outbox: id, date, status, recipient, subject
+  mail show ID                               one mail of the outbox with its text (links included until delivered)
 `;
 
 class UsageError extends Error {}
@@ -148,6 +151,38 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
     run: async (db, [uuid = ""]) => {
       await deleteAnnouncement(db, parse(announcementUuid, uuid, "announcement id"));
       return `announcement ${uuid} deleted`;
+    },
+  },
+  {
+    words: ["mail", "list"],
+    arity: [0, 0],
+    run: async (db) => {
+      const mails = await unscopedListOutbox(db);
+      if (mails.length === 0) return "no mail";
+      return mails
+        .map((mail) =>
+          [mail.id, mail.createdAt.toISOString(), mail.status.padEnd(7), mail.recipient, mail.subject].join("  "),
+        )
+        .join("\n");
+    },
+  },
+  {
+    words: ["mail", "show"],
+    arity: [1, 1],
+    run: async (db, [id = ""]) => {
+      const mail = await unscopedGetMail(db, parse(z.uuid(), id, "mail id"));
+      const sent = mail.sentAt ? `, sent ${mail.sentAt.toISOString()}` : "";
+      const failure = mail.lastError ? `\nLast error: ${mail.lastError}` : "";
+      const body = mail.textBody || "(body removed once delivered)";
+      return [
+        `Id: ${mail.id}`,
+        `To: ${mail.recipient}`,
+        `Subject: ${mail.subject}`,
+        `Date: ${mail.createdAt.toISOString()}`,
+        `Status: ${mail.status} after ${mail.attempts} attempt(s)${sent}${failure}`,
+        "",
+        body.trimEnd(),
+      ].join("\n");
     },
   },
 ];

@@ -69,3 +69,31 @@ export type UserObject = z.infer<typeof userObject>;
 
 /** The current user as `GET /api/auth/user` shows it: the User object without a new token. */
 export const currentUser = userObject.omit({ token: true });
+
+/** Registration answers with a message instead while accounts wait for their e-mail confirmation. */
+export const registerReply = z.union([userObject, z.object({ message: z.string() })]);
+
+export const messageReply = z.object({ message: z.string() });
+
+/** Resend confirmation: a username or e-mail, 3 to 20 characters as the specification says. */
+export const resendConfirmationBody = z.object({
+  username: z
+    .string()
+    .trim()
+    .min(3, "at least 3 characters")
+    .max(20, "at most 20 characters")
+    .transform((value) => value.toLowerCase()),
+});
+
+/** Recover password: `{username}` or `{email}`, one of the two. */
+export const recoverPasswordBody = z
+  .object({ username: username.optional(), email: email.optional() })
+  .refine((body) => (body.username === undefined) !== (body.email === undefined), {
+    message: "give either username or email",
+    path: ["username"],
+  });
+
+export const updatePasswordFromTokenParams = z.object({ uid: z.uuid() });
+export const updatePasswordFromTokenBody = z.object({ password, token: z.string().min(1).max(200) });
+
+export const validateAccountQuery = z.object({ email, token: z.string().min(1).max(200) });

@@ -6,6 +6,7 @@ import { hashPassword, verifyPassword } from "../auth/passwords";
 import type { Executor } from "../db";
 import { FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
 import type { UserObject } from "../schemas/users";
+import { forgetTokens } from "./user-tokens";
 
 export type RegisterInput = {
   name: string;
@@ -53,7 +54,12 @@ function uniqueViolationFields(error: unknown): string[] | undefined {
   return undefined;
 }
 
-export async function createUser(db: Executor, input: RegisterInput): Promise<UserRow> {
+/** Creates an account; `isConfirmed: false` keeps it from logging in until its e-mail is confirmed. */
+export async function createUser(
+  db: Executor,
+  input: RegisterInput,
+  { isConfirmed = true }: { isConfirmed?: boolean } = {},
+): Promise<UserRow> {
   const taken = await conflictingFields(db, input);
   if (taken.length > 0) throw new FieldConflictError(taken);
   try {
@@ -65,6 +71,7 @@ export async function createUser(db: Executor, input: RegisterInput): Promise<Us
         username: input.username,
         passwordHash: await hashPassword(input.password),
         emailMarketing: input.email_marketing ?? false,
+        isConfirmed,
       })
       .returning();
     if (!user) throw new Error("insert returned no row");
@@ -121,7 +128,7 @@ export async function issueUserObject(db: Executor, user: UserRow): Promise<User
   return { token, ...describeUser(user, membership) };
 }
 
-async function requireUser(db: Executor, userId: string): Promise<UserRow> {
+export async function requireUser(db: Executor, userId: string): Promise<UserRow> {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user) throw notFound("user");
   return user;
@@ -192,6 +199,7 @@ export async function updateUser(db: Executor, userId: string, tokenTenant: stri
   if (Object.keys(changes).length > 0) {
     try {
       await db.update(users).set(changes).where(eq(users.id, userId));
+      if (changes.passwordHash) await forgetTokens(db, userId, "password_reset");
     } catch (error) {
       const fields = uniqueViolationFields(error);
       if (fields) throw new FieldConflictError(fields);
@@ -203,23 +211,24 @@ export async function updateUser(db: Executor, userId: string, tokenTenant: stri
 
 /** Sets a password without the current one: for the admin CLI. */
 export async function unscopedSetPassword(db: Executor, username: string, password: string) {
-  const updated = await db
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.username, username));
+  if (!user) throw notFound(`user '${username}'`);
+  await setPassword(db, user.id, password);
+}
+
+/** Sets a new password; every password-recovery link of the user dies with the old one. */
+export async function setPassword(db: Executor, userId: string, password: string) {
+  await db
     .update(users)
     .set({ passwordHash: await hashPassword(password) })
-    .where(eq(users.username, username))
-    .returning({ id: users.id });
-  if (updated.length === 0) throw notFound(`user '${username}'`);
+    .where(eq(users.id, userId));
+  await forgetTokens(db, userId, "password_reset");
 }
 
 /** Deletes an account; the namespaces it owns go with it (foreign keys cascade). */
 export async function unscopedDeleteUser(db: Executor, username: string) {
   const deleted = await db.delete(users).where(eq(users.username, username)).returning({ id: users.id });
   if (deleted.length === 0) throw notFound(`user '${username}'`);
-}
-
-/** Registers a user; confirmation by e-mail is off, so the account is usable at once. */
-export async function registerUser(db: Executor, input: RegisterInput): Promise<UserObject> {
-  return issueUserObject(db, await createUser(db, input));
 }
 
 /** The deprecated per-id routes act only on the caller's own account. */
