@@ -9,6 +9,9 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { SshGateway } from "./lib/ssh/gateway";
+import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
+import { refuseUpgrade } from "./lib/ssh/upgrade";
 import { startTimers } from "./lib/timers";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
@@ -43,6 +46,19 @@ async function main() {
   });
   server.keepAliveTimeout = 5_000;
 
+  // WebSockets on the API port: the agents' tunnels.
+  const tunnelEndpoint = new TunnelEndpoint(database.db);
+  server.on("upgrade", (request, socket, head) => {
+    stampRequest(request);
+    const path = (request.url ?? "").split("?", 1)[0];
+    const upgrade = path === tunnelPath ? tunnelEndpoint.handleUpgrade(request, socket, head) : undefined;
+    if (!upgrade) return refuseUpgrade(socket, 404, "no WebSocket endpoint here");
+    upgrade.catch((error: unknown) => {
+      log.error("WebSocket upgrade failed", { path, error: errorText(error) });
+      refuseUpgrade(socket, 500, "internal server error");
+    });
+  });
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -50,10 +66,25 @@ async function main() {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
+  setInstance(`http://${localHost}:${port}`);
+  const gateway = new SshGateway(database.db);
+  const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
-  log.info("listening", { url: `http://${localHost}:${port}`, host: config.HOST, port, database: database.kind });
+  log.info("listening", {
+    url: `http://${localHost}:${port}`,
+    host: config.HOST,
+    port,
+    sshPort,
+    database: database.kind,
+  });
 
-  const timers = startTimers(database.db, config);
+  const timers = [
+    ...startTimers(database.db, config),
+    // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).
+    setInterval(() => {
+      tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));
+    }, 30_000),
+  ];
 
   let isStopping = false;
   const stop = (signal: string) => {
@@ -63,8 +94,12 @@ async function main() {
     for (const timer of timers) clearInterval(timer);
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    void gateway.close();
     server.close(async () => {
       clearTimeout(force);
+      await tunnelEndpoint
+        .closeAll()
+        .catch((error: unknown) => log.warn("closing the tunnels failed", { error: errorText(error) }));
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()

@@ -8,4 +8,5 @@ export * from "./public-keys";
 export * from "./rate-limits";
 export * from "./session-records";
 export * from "./sessions";
+export * from "./tunnels";
 export * from "./users";

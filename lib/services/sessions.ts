@@ -221,11 +221,25 @@ export async function touchSessions(db: Executor, deviceUid: string, tenantId: s
   return touched.length;
 }
 
-/** The connection ended: the session stays listed, inactive. False when there is no such session. */
-export async function endSession(db: Executor, tenantId: string, uid: string) {
+/**
+ * What the session's first channel is (`shell`, `exec`, `scp`, `sftp`, `direct-tcpip`) and its
+ * terminal type; later channels of the same connection do not change it. Unscoped, as above.
+ */
+export async function unscopedSetSessionKind(db: Executor, uid: string, type: string, term: string) {
+  await db
+    .update(sessions)
+    .set({ type, term })
+    .where(and(eq(sessions.uid, uid), eq(sessions.type, "")));
+}
+
+/**
+ * The connection ended: the session stays listed, inactive, with the reason the gateway refused
+ * or ended it (empty when it went well). False when there is no such session.
+ */
+export async function endSession(db: Executor, tenantId: string, uid: string, reason = "") {
   const ended = await db
     .update(sessions)
-    .set({ active: false, lastSeen: sql`now()` })
+    .set({ active: false, lastSeen: sql`now()`, reason })
     .where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)))
     .returning({ uid: sessions.uid });
   return ended.length > 0;

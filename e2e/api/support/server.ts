@@ -43,7 +43,16 @@ export async function startServer(
   const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env, PORT: String(port), DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      // Every test server has its own SSH gateway port.
+      SSH_PORT: String(await freePort()),
+      ...env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
