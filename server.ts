@@ -9,7 +9,7 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
-import { SshGateway } from "./lib/ssh/gateway";
+import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
 import { refuseUpgrade } from "./lib/ssh/upgrade";
 import { startTimers } from "./lib/timers";
@@ -67,7 +67,10 @@ async function main() {
   const port = typeof address === "object" && address ? address.port : config.PORT;
   const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
   setInstance(`http://${localHost}:${port}`);
-  const gateway = new SshGateway(database.db);
+  const gateway = new SshGateway(database.db, {
+    ...defaultGatewayOptions,
+    handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
+  });
   const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", {

@@ -32,6 +32,7 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_URL: z.url().optional(),
   SSH_PORT: integer(2222, 0, 65535),
+  SSH_LOGIN_GRACE_SECONDS: integer(30, 1, 600),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z
     .string()

@@ -51,12 +51,13 @@ export class DeviceLogin {
     }
     const session = this.session;
     try {
+      // Checked first: no credential is tried on an offline device, so it counts for nothing.
+      const tunnel = findTunnel(device.uid);
+      if (!tunnel) throw new Refusal("the device is offline");
       const lockout = { source: this.peer.ip, subject: `ssh:${target.login.toLowerCase()}` };
       if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
-      const tunnel = findTunnel(device.uid);
-      if (!tunnel) throw new Refusal("the device is offline");
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
       if ("key" in credential) await assertKeyAdmitted(this.db, device, target.user, credential.key);
       const link = await dialDevice(

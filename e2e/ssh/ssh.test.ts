@@ -1,0 +1,258 @@
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { freePort } from "../api/support/server";
+import {
+  acceptAgentDevice,
+  clientOptions,
+  createAccount,
+  isRoot,
+  keyPair,
+  type RunningAgent,
+  run,
+  scratchDir,
+  sshPort,
+  startAgent,
+  waitFor,
+} from "./support";
+
+type Session = {
+  uid: string;
+  username: string;
+  type: string;
+  active: boolean;
+  authenticated: boolean;
+  ip_address: string;
+  recorded: boolean;
+};
+
+const sha256 = (file: string) =>
+  new Promise<string>((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", reject);
+  });
+
+describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: test accounts, agent as root)", () => {
+  let namespace: SeededNamespace;
+  let agent: RunningAgent;
+  let account: ReturnType<typeof createAccount>;
+  let port: number;
+  let deviceUid: string;
+  let scratch: string;
+  let key: { file: string; line: string };
+  let target: string;
+  const owner = () => ({ token: namespace.owner.tenantToken });
+
+  const ssh = (args: string[], input = "") => run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
+  const withPassword = (password: string, command: string, args: string[], input = "") =>
+    run("sshpass", ["-p", password, command, ...args], input);
+  const withKey = (keyFile: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", keyFile];
+
+  async function addKey(line: string, rules: { filter: object; username: string }) {
+    const response = await call("POST", "/api/sshkeys/public-keys", {
+      ...owner(),
+      body: { data: Buffer.from(line).toString("base64"), name: `key-${randomBytes(3).toString("hex")}`, ...rules },
+    });
+    expect(response.status).toBe(200);
+  }
+
+  async function sessionsOf(username: string): Promise<Session[]> {
+    const response = await call("GET", "/api/sessions?per_page=100", owner());
+    return (response.body as Session[]).filter((session) => session.username === username);
+  }
+
+  beforeAll(async () => {
+    namespace = await seedNamespace();
+    port = await sshPort();
+    scratch = scratchDir();
+    account = createAccount();
+    agent = startAgent(inject("baseUrl"), namespace.tenantId);
+    deviceUid = await acceptAgentDevice(agent.hostname, owner());
+    await agent.tunnelUp();
+    target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    key = keyPair(scratch);
+    await addKey(key.line, { filter: { hostname: `^${agent.hostname}$` }, username: `^${account.name}$` });
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    account?.remove();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("logs in with the local account's password and relays the exit code", async () => {
+    const result = await withPassword(account.password, "ssh", [
+      "-p",
+      String(port),
+      ...clientOptions,
+      target,
+      "id -un; exit 3",
+    ]);
+    expect(result.stdout.trim()).toBe(account.name);
+    expect(result.code).toBe(3);
+    const [session] = await sessionsOf(account.name);
+    expect(session).toMatchObject({ type: "exec", authenticated: true, ip_address: "127.0.0.1" });
+  });
+
+  it("refuses a wrong password, and records the refused session", async () => {
+    const before = (await sessionsOf(account.name)).length;
+    const result = await withPassword("not-the-password", "ssh", [
+      "-p",
+      String(port),
+      ...clientOptions,
+      "-o",
+      "NumberOfPasswordPrompts=1",
+      target,
+      "true",
+    ]);
+    expect(result.code).not.toBe(0);
+    const sessions = await sessionsOf(account.name);
+    expect(sessions.length).toBe(before + 1);
+    expect(sessions.find((session) => !session.authenticated)).toMatchObject({ active: false });
+  });
+
+  it("logs in with a registered key, by namespace and device name or by device uid", async () => {
+    const byName = await ssh([...withKey(key.file), target, "echo by-name"]);
+    expect(byName).toMatchObject({ code: 0, stdout: "by-name\n" });
+    const byUid = await ssh([...withKey(key.file), `${account.name}@${deviceUid}@127.0.0.1`, "echo by-uid"]);
+    expect(byUid).toMatchObject({ code: 0, stdout: "by-uid\n" });
+  });
+
+  it("refuses a key whose username pattern or filter does not match, or a denying firewall rule", async () => {
+    // The key's username pattern names the test account only.
+    const asRoot = await ssh([...withKey(key.file), `root@${namespace.name}.${agent.hostname}@127.0.0.1`, "true"]);
+    expect(asRoot.code).toBe(255);
+    expect(asRoot.stdout).toBe("");
+
+    const otherDevices = keyPair(scratch);
+    await addKey(otherDevices.line, { filter: { hostname: "^some-other-device$" }, username: ".*" });
+    expect((await ssh([...withKey(otherDevices.file), target, "true"])).code).toBe(255);
+
+    const rule = await call("POST", "/api/firewall/rules", {
+      ...owner(),
+      body: {
+        action: "deny",
+        active: true,
+        priority: 1,
+        source_ip: ".*",
+        username: `^${account.name}$`,
+        filter: { hostname: ".*" },
+      },
+    });
+    expect(rule.status).toBe(200);
+    try {
+      expect((await ssh([...withKey(key.file), target, "true"])).code).toBe(255);
+    } finally {
+      await call("DELETE", `/api/firewall/rules/${rule.body.id}`, owner());
+    }
+    expect((await ssh([...withKey(key.file), target, "true"])).code).toBe(0);
+  });
+
+  it("copies 50 MB there and back with scp, unchanged", async () => {
+    const original = path.join(scratch, "payload.bin");
+    writeFileSync(original, randomBytes(50 * 1024 * 1024));
+    const remote = `${account.home}/payload.bin`;
+    const scp = (args: string[]) => run("scp", ["-P", String(port), ...clientOptions, ...withKey(key.file), ...args]);
+    expect((await scp([original, `${target}:${remote}`])).code).toBe(0);
+    const back = path.join(scratch, "payload.back");
+    expect((await scp([`${target}:${remote}`, back])).code).toBe(0);
+    expect(await sha256(back)).toBe(await sha256(original));
+    expect(await sha256(remote)).toBe(await sha256(original));
+  });
+
+  it("lists a directory with sftp", async () => {
+    const directory = `${account.home}/listing`;
+    mkdirSync(directory);
+    writeFileSync(path.join(directory, "alpha.txt"), "a");
+    writeFileSync(path.join(directory, "beta.txt"), "b");
+    const result = await run(
+      "sftp",
+      ["-P", String(port), ...clientOptions, ...withKey(key.file), "-b", "-", target],
+      `ls -1 ${directory}\n`,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`${directory}/alpha.txt`);
+    expect(result.stdout).toContain(`${directory}/beta.txt`);
+  });
+
+  it("forwards a local port (ssh -L) through the device", async () => {
+    const web: Server = createServer((_request, response) => response.end("hello through the tunnel"));
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    const webPort = (web.address() as { port: number }).port;
+    const localPort = await freePort();
+    const forward = spawn("ssh", [
+      "-p",
+      String(port),
+      ...clientOptions,
+      ...withKey(key.file),
+      "-N",
+      "-o",
+      "ExitOnForwardFailure=yes",
+      "-L",
+      `127.0.0.1:${localPort}:127.0.0.1:${webPort}`,
+      target,
+    ]);
+    try {
+      let body = "";
+      await waitFor("the forwarded port", async () => {
+        body = await fetch(`http://127.0.0.1:${localPort}/`)
+          .then((response) => response.text())
+          .catch(() => "");
+        return body !== "";
+      });
+      expect(body).toBe("hello through the tunnel");
+    } finally {
+      forward.kill();
+      web.close();
+    }
+  });
+
+  it("shows the announcement, records the terminal and plays back what was typed", async () => {
+    const settings = { session_record: true, connection_announcement: "Authorized use only" };
+    const edit = await call("PUT", `/api/namespaces/${namespace.tenantId}`, { ...owner(), body: { settings } });
+    expect(edit.status).toBe(200);
+    const marker = `typed-${randomBytes(4).toString("hex")}`;
+    const result = await ssh(["-tt", ...withKey(key.file), target], `echo ${marker}\nexit 0\n`);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Authorized use only");
+    expect(result.stdout).toContain(marker);
+
+    const [session] = (await sessionsOf(account.name)).filter((row) => row.type === "shell");
+    expect(session).toMatchObject({ recorded: true, active: false });
+    let frames: { message: string; time: string }[] = [];
+    await waitFor("the recording", async () => {
+      frames = (await call("GET", `/api/sessions/${session?.uid}/play`, owner())).body;
+      return frames
+        .map((frame) => frame.message)
+        .join("")
+        .includes(marker);
+    });
+    const times = frames.map((frame) => Date.parse(frame.time));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    await call("PUT", `/api/namespaces/${namespace.tenantId}`, {
+      ...owner(),
+      body: { settings: { session_record: false, connection_announcement: "" } },
+    });
+  });
+
+  it("ends a live session closed through the API", async () => {
+    const long = ssh([...withKey(key.file), target, "sleep 600"]);
+    let live: Session | undefined;
+    await waitFor("the live session", async () => {
+      live = (await sessionsOf(account.name)).find((session) => session.active && session.authenticated);
+      return live !== undefined;
+    });
+    const closed = await call("POST", `/api/sessions/${live?.uid}/close`, { ...owner(), body: { device: deviceUid } });
+    expect(closed.status).toBeLessThan(300);
+    const result = await long;
+    expect(result.code).not.toBe(0);
+    expect((await sessionsOf(account.name)).find((session) => session.uid === live?.uid)?.active).toBe(false);
+  });
+});
