@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { connect, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AuthContext, Connection, ServerChannel } from "ssh2";
 import ssh2 from "ssh2";
@@ -33,7 +33,8 @@ export class DeviceServer {
       hostKeys: [{ key: this.hostKey } as unknown as string],
       ident: "device-access-agent",
     });
-    Object.assign(stream, { remoteAddress: peer.ip, remotePort: peer.port, remoteFamily: "IPv4" });
+    // ssh2 reads the peer from socket-like fields; a tunnel channel gets them from the gateway's fields.
+    if (!(stream instanceof Socket)) Object.assign(stream, { remoteAddress: peer.ip, remotePort: peer.port });
     return new Promise((resolve) => {
       server.on("connection", (connection) => {
         this.connections.add(connection);
