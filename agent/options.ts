@@ -36,7 +36,7 @@ const optionsSchema = z.object({
     .transform(hostnameLabel),
   "private-key": z.string().optional(),
   "data-dir": z.string().min(1).default("./agent-data"),
-  "heartbeat-interval": z.coerce.number().min(1).max(3600).default(30),
+  "heartbeat-interval": z.coerce.number().min(0.1).max(3600).default(30),
   "server-host-key": z.string().optional(),
   listen: z
     .string()
