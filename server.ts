@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import next from "next";
 import { internalSecret } from "./lib/auth/internal";
-import { ConfigError, getConfig } from "./lib/config";
+import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
 import { directRoute, serveDirect } from "./lib/http/direct";
@@ -12,6 +13,7 @@ import { heartbeatWriter } from "./lib/services/heartbeats";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
 import { refuseUpgrade } from "./lib/ssh/upgrade";
+import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
 import { startTimers } from "./lib/timers";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
@@ -30,7 +32,10 @@ async function main() {
   // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
   internalSecret();
 
-  const app = next({ dev: isDev, dir: process.cwd() });
+  // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
+  // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
+  const nextUpgrades = new EventEmitter();
+  const app = next({ dev: isDev, dir: process.cwd(), httpServer: nextUpgrades as unknown as Server });
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((request, response) => {
@@ -46,13 +51,22 @@ async function main() {
   });
   server.keepAliveTimeout = 5_000;
 
-  // WebSockets on the API port: the agents' tunnels.
+  // WebSockets on the API port: the agents' tunnels and the browser terminal.
   const tunnelEndpoint = new TunnelEndpoint(database.db);
+  const terminalEndpoint = new WebTerminalEndpoint(database.db, new URL(publicUrl(config)).origin);
+  const upgrades: Record<string, TunnelEndpoint | WebTerminalEndpoint> = {
+    [tunnelPath]: tunnelEndpoint,
+    [terminalPath]: terminalEndpoint,
+  };
   server.on("upgrade", (request, socket, head) => {
     stampRequest(request);
-    const path = (request.url ?? "").split("?", 1)[0];
-    const upgrade = path === tunnelPath ? tunnelEndpoint.handleUpgrade(request, socket, head) : undefined;
-    if (!upgrade) return refuseUpgrade(socket, 404, "no WebSocket endpoint here");
+    const path = (request.url ?? "").split("?", 1)[0] ?? "";
+    const upgrade = upgrades[path]?.handleUpgrade(request, socket, head);
+    if (!upgrade) {
+      if (!nextUpgrades.emit("upgrade", request, socket, head))
+        refuseUpgrade(socket, 404, "no WebSocket endpoint here");
+      return;
+    }
     upgrade.catch((error: unknown) => {
       log.error("WebSocket upgrade failed", { path, error: errorText(error) });
       refuseUpgrade(socket, 500, "internal server error");
@@ -97,12 +111,15 @@ async function main() {
     for (const timer of timers) clearInterval(timer);
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    // WebSockets are no HTTP requests to wait for: tunnels and terminals close now.
     void gateway.close();
+    terminalEndpoint.closeAll();
+    const tunnelsClosed = tunnelEndpoint
+      .closeAll()
+      .catch((error: unknown) => log.warn("closing the tunnels failed", { error: errorText(error) }));
     server.close(async () => {
       clearTimeout(force);
-      await tunnelEndpoint
-        .closeAll()
-        .catch((error: unknown) => log.warn("closing the tunnels failed", { error: errorText(error) }));
+      await tunnelsClosed;
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()

@@ -14,8 +14,11 @@ import { searchUserRegex } from "../services/regex";
 /** Why a login is refused: goes to the log and the session row, never to the client. */
 export class Refusal extends Error {}
 
-/** `USER@NAMESPACE.DEVICE` or `USER@DEVICE_UID`, the SSH user name people type before `@host`. */
-export type Target = { login: string; user: string; namespace?: string; device: string };
+/**
+ * `USER@NAMESPACE.DEVICE` or `USER@DEVICE_UID`, the SSH user name people type before `@host`.
+ * `tenantId` confines a uid to one namespace (the browser terminal's).
+ */
+export type Target = { login: string; user: string; namespace?: string; device: string; tenantId?: string };
 
 const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const deviceUid = /^[0-9a-f]{64}$/;
@@ -57,9 +60,12 @@ export async function findTargetDevice(db: Executor, target: Target): Promise<Ta
     .from(devices)
     .innerJoin(namespaces, eq(namespaces.tenantId, devices.tenantId))
     .where(
-      target.namespace === undefined
-        ? eq(devices.uid, target.device)
-        : and(eq(namespaces.name, target.namespace), eq(devices.name, target.device)),
+      and(
+        target.namespace === undefined
+          ? eq(devices.uid, target.device)
+          : and(eq(namespaces.name, target.namespace), eq(devices.name, target.device)),
+        target.tenantId === undefined ? undefined : eq(devices.tenantId, target.tenantId),
+      ),
     );
   if (!row) throw new Refusal("unknown namespace or device");
   if (row.status !== "accepted") throw new Refusal(`the device is ${row.status}`);

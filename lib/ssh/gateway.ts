@@ -127,6 +127,7 @@ const reasonOf = (error: unknown) => (error instanceof Refusal ? error.message :
 export class SshGateway {
   private readonly listener: NetServer;
   private readonly hostKey = parsedHostKey();
+  private readonly connections = new Set<GatewayConnection>();
 
   constructor(
     private readonly db: Db,
@@ -138,6 +139,8 @@ export class SshGateway {
   private accept(socket: Socket) {
     socket.on("error", () => socket.destroy());
     const connection = new GatewayConnection(this.db, socket, this.options);
+    this.connections.add(connection);
+    socket.once("close", () => this.connections.delete(connection));
     const server = new ssh2.Server({ hostKeys: [{ key: this.hostKey } as unknown as string] });
     server.on("connection", (client) => connection.serve(client));
     server.injectSocket(socket);
@@ -153,7 +156,9 @@ export class SshGateway {
     });
   }
 
+  /** Stops listening and closes every connection. */
   close(): Promise<void> {
+    for (const connection of this.connections) connection.close("server stopping");
     return new Promise((resolve) => this.listener.close(() => resolve()));
   }
 }

@@ -24,6 +24,7 @@ export class DeviceLogin {
     private readonly db: Db,
     private readonly peer: Peer,
     private readonly onSessionClose: (reason: string) => void,
+    private readonly sessionUid = newSessionUid(),
   ) {}
 
   /**
@@ -43,7 +44,7 @@ export class DeviceLogin {
     if (!this.session) {
       this.session = await LiveSession.start(
         this.db,
-        { uid: newSessionUid(), device, username: target.user, ipAddress: this.peer.ip },
+        { uid: this.sessionUid, device, username: target.user, ipAddress: this.peer.ip },
         this.onSessionClose,
       );
     } else if (this.session.device.uid !== device.uid) {

@@ -22,6 +22,7 @@ const forwardedAddress = { address: "device", port: 22 };
 
 const handshakeMs = 30_000;
 const keepaliveMs = 30_000;
+const closeGraceMs = 2_000;
 
 export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey };
 
@@ -32,6 +33,7 @@ export class Tunnel {
   constructor(
     readonly device: TunnelDevice,
     private readonly connection: Connection,
+    private readonly stream: Duplex,
   ) {
     this.lifecycle = new Lifecycle("tunnel", { device: device.uid });
   }
@@ -57,6 +59,8 @@ export class Tunnel {
   close(reason: string) {
     if (this.lifecycle.to("draining", reason)) log.info("tunnel closing", { device: this.device.uid, reason });
     this.connection.end();
+    // An agent that does not answer the SSH and WebSocket close is cut off.
+    setTimeout(() => this.stream.destroy(), closeGraceMs).unref();
   }
 }
 
@@ -132,7 +136,7 @@ export class TunnelEndpoint {
       keepaliveCountMax: 3,
     });
     server.on("connection", (connection) => {
-      const tunnel = new Tunnel(device, connection);
+      const tunnel = new Tunnel(device, connection, stream);
       const deadline = setTimeout(() => tunnel.close("handshake deadline"), handshakeMs);
       let isAuthenticated = false;
       connection.on("authentication", (context) => {
