@@ -27,7 +27,8 @@ describe("agent options", () => {
   });
 
   it("names every bad option", () => {
-    const attempt = () => parseOptions(["--server", "ftp://x", "--tenant-id", "nope", "--heartbeat-interval", "0.01"], {});
+    const attempt = () =>
+      parseOptions(["--server", "ftp://x", "--tenant-id", "nope", "--heartbeat-interval", "0.01"], {});
     expect(attempt).toThrow(OptionsError);
     expect(attempt).toThrow(/--server:[\s\S]*--tenant-id:[\s\S]*--heartbeat-interval:/);
     expect(() => parseOptions(["--bogus", "1"], {})).toThrow(/bogus/);

@@ -119,7 +119,7 @@ export class Tunnel {
     const ended = (problem?: string) => {
       if (hasEnded) return;
       hasEnded = true;
-      if (problem) this.fail(problem);
+      if (problem && this.current !== "stopped") this.fail(problem);
       attempt.client?.end();
       socket.terminate();
       if (this.attempt === attempt) this.retry();
