@@ -10,6 +10,7 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
 import { refuseUpgrade } from "./lib/ssh/upgrade";
@@ -54,9 +55,10 @@ async function main() {
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
   const tunnelEndpoint = new TunnelEndpoint(database.db);
   const terminalEndpoint = new WebTerminalEndpoint(database.db, new URL(publicUrl(config)).origin);
-  const upgrades: Record<string, TunnelEndpoint | WebTerminalEndpoint> = {
+  const upgrades: Record<string, { handleUpgrade: typeof tunnelEndpoint.handleUpgrade }> = {
     [tunnelPath]: tunnelEndpoint,
     [terminalPath]: terminalEndpoint,
+    [relayPath]: new ChannelRelayEndpoint(),
   };
   server.on("upgrade", (request, socket, head) => {
     stampRequest(request);
@@ -80,7 +82,8 @@ async function main() {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
-  setInstance(`http://${localHost}:${port}`);
+  setInstance(config.INSTANCE_URL?.replace(/\/$/, "") ?? `http://${localHost}:${port}`);
+  await tunnelEndpoint.forgetStaleOwnership(database.kind === "pglite");
   const gateway = new SshGateway(database.db, {
     ...defaultGatewayOptions,
     handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,

@@ -48,6 +48,10 @@ export const configSchema = z.object({
   EDITION: z.enum(["cloud", "community"]).default("cloud"),
   DEVICE_OFFLINE_SECONDS: integer(120, 10, 86_400),
   DEVICE_REGISTRATIONS_PER_MINUTE: integer(60, 1, 1_000_000),
+  // Several instances on one PostgreSQL: the address other instances reach this one at, and the
+  // secret they share (else each keeps its own in DATA_DIR/internal.secret).
+  INSTANCE_URL: z.url().optional(),
+  INTERNAL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -55,7 +59,7 @@ export type Config = z.infer<typeof configSchema>;
 export class ConfigError extends Error {}
 
 // Their values never appear in messages.
-const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL"]);
+const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "INTERNAL_SECRET"]);
 
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {

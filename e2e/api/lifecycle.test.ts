@@ -427,12 +427,16 @@ describe("server life cycle", { timeout: 180_000 }, () => {
     });
 
     const portInfo = await call("GET", "/info", { baseUrl: withPort.url });
-    expect(portInfo.body.endpoints).toEqual({ api: "ssh.example.net:8443", ssh: "ssh.example.net:2222" });
+    // The test servers' gateways listen on free ports, given as SSH_PORT.
+    expect(portInfo.body.endpoints).toEqual({
+      api: "ssh.example.net:8443",
+      ssh: `ssh.example.net:${withPort.sshPort}`,
+    });
 
     const plainInfo = await call("GET", "/info", { baseUrl: plain.url });
     expect(plainInfo.body).toEqual({
       version: packageJson.version,
-      endpoints: { api: `localhost:${plain.port}`, ssh: "localhost:2222" },
+      endpoints: { api: `localhost:${plain.port}`, ssh: `localhost:${plain.sshPort}` },
     });
   });
 });

@@ -18,6 +18,7 @@ import {
   run,
   scratchDir,
   sshPort,
+  sshWithPassword,
   startAgent,
   waitFor,
 } from "./support";
@@ -201,42 +202,13 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
   it("locks the (source, login) pair after 3 failed passwords, even for the right one", async () => {
     const byUid = `${account.name}@${deviceUid}@127.0.0.1`;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const wrong = await run("sshpass", [
-        "-p",
-        "wrong",
-        "ssh",
-        "-p",
-        String(port),
-        ...clientOptions,
-        "-o",
-        "NumberOfPasswordPrompts=1",
-        byUid,
-        "true",
-      ]);
+      const wrong = await sshWithPassword(port, "wrong", ["-o", "NumberOfPasswordPrompts=1", byUid, "true"]);
       expect(wrong.code).not.toBe(0);
     }
-    const right = await run("sshpass", [
-      "-p",
-      account.password,
-      "ssh",
-      "-p",
-      String(port),
-      ...clientOptions,
-      byUid,
-      "true",
-    ]);
+    const right = await sshWithPassword(port, account.password, [byUid, "true"]);
     expect(right.code).not.toBe(0);
     // Another login name from the same source is not locked.
-    const other = await run("sshpass", [
-      "-p",
-      account.password,
-      "ssh",
-      "-p",
-      String(port),
-      ...clientOptions,
-      target,
-      "true",
-    ]);
+    const other = await sshWithPassword(port, account.password, [target, "true"]);
     expect(other.code).toBe(0);
   });
 

@@ -16,6 +16,7 @@ import {
   run,
   scratchDir,
   sshPort,
+  sshWithPassword,
   startAgent,
   waitFor,
 } from "./support";
@@ -51,8 +52,6 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
   const owner = () => ({ token: namespace.owner.tenantToken });
 
   const ssh = (args: string[], input = "") => run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
-  const withPassword = (password: string, command: string, args: string[], input = "") =>
-    run("sshpass", ["-p", password, command, ...args], input);
   const withKey = (keyFile: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", keyFile];
 
   async function addKey(line: string, rules: { filter: object; username: string }) {
@@ -88,13 +87,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
   });
 
   it("logs in with the local account's password and relays the exit code", async () => {
-    const result = await withPassword(account.password, "ssh", [
-      "-p",
-      String(port),
-      ...clientOptions,
-      target,
-      "id -un; exit 3",
-    ]);
+    const result = await sshWithPassword(port, account.password, [target, "id -un; exit 3"]);
     expect(result.stdout.trim()).toBe(account.name);
     expect(result.code).toBe(3);
     const [session] = await sessionsOf(account.name);
@@ -103,15 +96,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
 
   it("refuses a wrong password, and records the refused session", async () => {
     const before = (await sessionsOf(account.name)).length;
-    const result = await withPassword("not-the-password", "ssh", [
-      "-p",
-      String(port),
-      ...clientOptions,
-      "-o",
-      "NumberOfPasswordPrompts=1",
-      target,
-      "true",
-    ]);
+    const result = await sshWithPassword(port, "not-the-password", ["-o", "NumberOfPasswordPrompts=1", target, "true"]);
     expect(result.code).not.toBe(0);
     const sessions = await sessionsOf(account.name);
     expect(sessions.length).toBe(before + 1);

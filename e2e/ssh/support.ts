@@ -145,3 +145,7 @@ export function run(command: string, args: string[], input = "", seconds = 120):
     child.stdin.end(input);
   });
 }
+
+/** `ssh` to the gateway on `port`, the password typed by sshpass. */
+export const sshWithPassword = (port: number, password: string, args: string[]) =>
+  run("sshpass", ["-p", password, "ssh", "-p", String(port), ...clientOptions, ...args]);

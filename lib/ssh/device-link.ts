@@ -1,7 +1,7 @@
+import type { Duplex } from "node:stream";
 import ssh2, { type Client } from "ssh2";
 import { Refusal, type TargetDevice } from "./access";
 import { hostKey, sshKeyFromPem } from "./keys";
-import type { Tunnel } from "./tunnels";
 
 const deviceLoginMs = 20_000;
 
@@ -14,22 +14,22 @@ export type DeviceCredential = { password: string } | { gatewayKey: true };
  * registered key.
  */
 export async function dialDevice(
-  tunnel: Tunnel,
+  openChannel: () => Promise<Duplex>,
   device: TargetDevice,
   session: { uid: string; ip: string; port: number; user: string },
   credential: DeviceCredential,
 ): Promise<Client> {
   const deviceKey = sshKeyFromPem(device.publicKey);
   if (!deviceKey) throw new Refusal("the device's stored key is not usable");
-  const channel = await tunnel.openChannel(session.uid, session.ip, session.port).catch((error: Error) => {
-    throw new Refusal(`the device did not open a channel: ${error.message}`);
+  const channel = await openChannel().catch((error: Error) => {
+    throw error instanceof Refusal ? error : new Refusal(`the device did not open a channel: ${error.message}`);
   });
   const client = new ssh2.Client();
   return new Promise((resolve, reject) => {
     const fail = (reason: string) => {
       client.removeAllListeners("ready");
       client.end();
-      channel.close();
+      channel.destroy();
       reject(new Refusal(reason));
     };
     client.once("ready", () => {

@@ -3,9 +3,9 @@ import { clearFailures, countAttempt } from "../auth/lockout";
 import { getConfig } from "../config";
 import type { Db } from "../db";
 import { assertFirewallAllows, assertKeyAdmitted, findTargetDevice, Refusal, type Target } from "./access";
+import { locateTunnel, openDeviceChannel } from "./device-channel";
 import { dialDevice } from "./device-link";
 import { LiveSession, newSessionUid } from "./live-session";
-import { findTunnel } from "./tunnels";
 
 /** A credential the gateway has checked the user holds: a password to pass on, or a proven key. */
 export type Credential = { password: string } | { key: ParsedKey };
@@ -33,7 +33,7 @@ export class DeviceLogin {
    */
   async wouldAdmitKey(target: Target, key: ParsedKey): Promise<void> {
     const device = await findTargetDevice(this.db, target);
-    if (!findTunnel(device.uid)) throw new Refusal("the device is offline");
+    if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
     await assertKeyAdmitted(this.db, device, target.user, key);
     await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
   }
@@ -53,16 +53,17 @@ export class DeviceLogin {
     const session = this.session;
     try {
       // Checked first: no credential is tried on an offline device, so it counts for nothing.
-      const tunnel = findTunnel(device.uid);
-      if (!tunnel) throw new Refusal("the device is offline");
+      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
       const lockout = { source: this.peer.ip, subject: `ssh:${target.login.toLowerCase()}` };
       if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
       if ("key" in credential) await assertKeyAdmitted(this.db, device, target.user, credential.key);
+      const openChannel = () =>
+        openDeviceChannel(this.db, { deviceUid: device.uid, sessionUid: session.uid, ...this.peer });
       const link = await dialDevice(
-        tunnel,
+        openChannel,
         device,
         { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
         "password" in credential ? { password: credential.password } : { gatewayKey: true },

@@ -95,6 +95,9 @@ export function dropTunnel(deviceUid: string, reason: string) {
 
 export const tunnelCount = () => registry().tunnels.size;
 
+/** This instance's name in the ownership rows. */
+export const thisInstance = () => registry().instance;
+
 async function acceptedDevice(db: Db, uid: string, tenantId: string) {
   const [device] = await db
     .select({ status: devices.status, publicKey: devices.publicKey })
@@ -113,6 +116,14 @@ export class TunnelEndpoint {
   private readonly hostKey = parsedHostKey();
 
   constructor(private readonly db: Db) {}
+
+  /**
+   * Rows this instance left behind when it last stopped without cleaning up (a crash); all rows
+   * when it is the only instance there can be (the embedded database).
+   */
+  async forgetStaleOwnership(isOnlyInstance: boolean) {
+    await this.db.delete(tunnels).where(isOnlyInstance ? undefined : eq(tunnels.instance, registry().instance));
+  }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");

@@ -22,6 +22,8 @@ export const newDataDir = () => mkdtempSync(path.join(tmpdir(), "das-test-"));
 export type RunningServer = {
   url: string;
   port: number;
+  /** The SSH gateway's port. */
+  sshPort: number;
   dataDir: string;
   process: ChildProcess;
   output: () => string;
@@ -40,6 +42,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = env.DATA_DIR ?? newDataDir();
+  // Every test server has its own SSH gateway port.
+  const sshPort = Number(env.SSH_PORT ?? (await freePort()));
   const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
   const child = spawn(command, args, {
     cwd: root,
@@ -47,8 +51,7 @@ export async function startServer(
       ...process.env,
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
-      // Every test server has its own SSH gateway port.
-      SSH_PORT: String(await freePort()),
+      SSH_PORT: String(sshPort),
       ...env,
       PORT: String(port),
       DATA_DIR: dataDir,
@@ -81,6 +84,7 @@ export async function startServer(
   return {
     url,
     port,
+    sshPort,
     dataDir,
     process: child,
     output: () => output,
