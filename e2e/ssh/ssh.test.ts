@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import path from "node:path";
+import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
 import { freePort } from "../api/support/server";
@@ -92,6 +93,31 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     expect(result.code).toBe(3);
     const [session] = await sessionsOf(account.name);
     expect(session).toMatchObject({ type: "exec", authenticated: true, ip_address: "127.0.0.1" });
+  });
+
+  it("relays a command's signal before closing the channel", async () => {
+    const client = new ssh2.Client();
+    const ready = new Promise<void>((resolve, reject) => client.once("ready", resolve).once("error", reject));
+    client.connect({
+      host: "127.0.0.1",
+      port,
+      username: `${account.name}@${namespace.name}.${agent.hostname}`,
+      privateKey: readFileSync(key.file),
+    });
+    await ready;
+    const exit = await new Promise<unknown[]>((resolve, reject) =>
+      client.exec("kill -TERM $$", (error, channel) => {
+        if (error) return reject(error);
+        let status: unknown[] = [];
+        channel.on("exit", (...args: unknown[]) => {
+          status = args;
+        });
+        channel.on("close", () => resolve(status));
+        channel.resume();
+      }),
+    );
+    client.end();
+    expect(exit.slice(0, 2)).toEqual([null, "SIGTERM"]);
   });
 
   it("refuses a wrong password, and records the refused session", async () => {
