@@ -115,7 +115,7 @@ async function main() {
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     // WebSockets are no HTTP requests to wait for: tunnels and terminals close now.
-    void gateway.close();
+    const gatewayClosed = gateway.close();
     terminalEndpoint.closeAll();
     const tunnelsClosed = tunnelEndpoint
       .closeAll()
@@ -123,6 +123,8 @@ async function main() {
     server.close(async () => {
       clearTimeout(force);
       await tunnelsClosed;
+      // Session rows are ended before the database closes (a client that does not answer is cut off after 5 s).
+      await gatewayClosed;
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()

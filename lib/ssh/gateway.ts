@@ -29,6 +29,11 @@ class GatewayConnection {
   private failures = 0;
   private link?: Client;
   private readonly deadline: NodeJS.Timeout;
+  private markEnded = () => {};
+  /** Resolves once the socket has closed and the session row is ended. */
+  readonly ended = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
+  });
 
   constructor(
     private readonly db: Db,
@@ -115,9 +120,9 @@ class GatewayConnection {
     this.lifecycle.to("draining", "socket closed");
     this.lifecycle.to("closed");
     this.link?.end();
-    this.login.session
-      ?.end()
-      .catch((error: unknown) => log.warn("ending the session failed", { error: errorText(error) }));
+    (this.login.session?.end() ?? Promise.resolve())
+      .catch((error: unknown) => log.warn("ending the session failed", { error: errorText(error) }))
+      .finally(this.markEnded);
   }
 }
 
@@ -156,9 +161,13 @@ export class SshGateway {
     });
   }
 
-  /** Stops listening and closes every connection. */
-  close(): Promise<void> {
-    for (const connection of this.connections) connection.close("server stopping");
-    return new Promise((resolve) => this.listener.close(() => resolve()));
+  /** Stops listening and closes every connection; resolves when their sessions are ended. */
+  async close() {
+    const open = [...this.connections];
+    for (const connection of open) connection.close("server stopping");
+    await Promise.all([
+      new Promise((resolve) => this.listener.close(resolve)),
+      ...open.map((connection) => connection.ended),
+    ]);
   }
 }
