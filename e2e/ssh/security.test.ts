@@ -1,6 +1,7 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { createPrivateKey, generateKeyPairSync, randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
+import path from "node:path";
 import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket, { createWebSocketStream } from "ws";
@@ -38,23 +39,33 @@ function tunnelUpgradeStatus(token?: string): Promise<number> {
   });
 }
 
+type TestTunnel = { close: () => void };
+
 /**
  * Opens a tunnel with the device token as an agent would, logging in with `privateKey` as the
- * device uid: answers whether the server accepted the login and the `tcpip-forward`.
+ * device uid: the open tunnel once the server accepted the login and the `tcpip-forward`.
  */
-function tryTunnel(token: string, uid: string, privateKey: string): Promise<boolean> {
+function openTunnel(token: string, uid: string, privateKey: string): Promise<TestTunnel | undefined> {
   return new Promise((resolve) => {
     const socket = new WebSocket(tunnelUrl(), { headers: { authorization: `Bearer ${token}` } });
-    socket.once("unexpected-response", () => resolve(false));
+    socket.once("unexpected-response", () => resolve(undefined));
     socket.once("open", () => {
       const client = new ssh2.Client();
-      const done = (isAccepted: boolean) => {
+      const close = () => {
         client.end();
         socket.close();
-        resolve(isAccepted);
       };
-      client.once("ready", () => client.forwardIn("device", 22, (error) => done(!error)));
-      client.once("error", () => done(false));
+      client.once("ready", () =>
+        client.forwardIn("device", 22, (error) => {
+          if (!error) return resolve({ close });
+          close();
+          resolve(undefined);
+        }),
+      );
+      client.once("error", () => {
+        close();
+        resolve(undefined);
+      });
       client.connect({ sock: createWebSocketStream(socket), username: uid, privateKey, readyTimeout: 20_000 });
     });
   });
@@ -151,11 +162,35 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
       .privateKey.export({ type: "pkcs1", format: "pem" })
       .toString();
-    expect(await tryTunnel(impostor.body.token, deviceUid, otherKey)).toBe(false);
+    expect(await openTunnel(impostor.body.token, deviceUid, otherKey)).toBeUndefined();
     expect(await ssh([...withKey(key.file), target, "echo still-here"])).toMatchObject({
       code: 0,
       stdout: "still-here\n",
     });
+  });
+
+  it("lets a newer tunnel proven with the device key replace the older one", async () => {
+    const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
+    const { body: credentials } = await authDevice({
+      info: device.info,
+      sessions: [],
+      hostname: agent.hostname,
+      identity: device.identity,
+      public_key: device.public_key,
+      tenant_id: namespace.tenantId,
+    });
+    const deviceKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")))
+      .export({ type: "pkcs1", format: "pem" })
+      .toString();
+    const since = agent.output().length;
+    const newer = await openTunnel(credentials.token, deviceUid, deviceKey);
+    expect(newer).toBeDefined();
+    // The agent's own tunnel was closed by the newer one...
+    await waitFor("the agent to lose its tunnel", () => agent.output().slice(since).includes("tunnel unavailable"));
+    newer?.close();
+    // ...and the agent, reconnecting, replaces it in turn.
+    await agent.tunnelUp(since);
+    expect(await ssh([...withKey(key.file), target, "echo back"])).toMatchObject({ code: 0, stdout: "back\n" });
   });
 
   it("answers a public-key query without a signature with no session row and no call to the device", async () => {
