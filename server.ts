@@ -12,6 +12,7 @@ import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runti
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
+import { hostPublicLine } from "./lib/ssh/keys";
 import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
 import { refuseUpgrade } from "./lib/ssh/upgrade";
 import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
@@ -89,6 +90,7 @@ async function main() {
     handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
   });
   const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
+  log.info("SSH gateway host key", { key: hostPublicLine() });
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", {
     url: `http://${localHost}:${port}`,
@@ -115,8 +117,7 @@ async function main() {
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     // WebSockets are no HTTP requests to wait for: tunnels and terminals close now.
-    const gatewayClosed = gateway.close();
-    terminalEndpoint.closeAll();
+    const sessionsEnded = Promise.all([gateway.close(), terminalEndpoint.closeAll()]);
     const tunnelsClosed = tunnelEndpoint
       .closeAll()
       .catch((error: unknown) => log.warn("closing the tunnels failed", { error: errorText(error) }));
@@ -124,7 +125,7 @@ async function main() {
       clearTimeout(force);
       await tunnelsClosed;
       // Session rows are ended before the database closes (a client that does not answer is cut off after 5 s).
-      await gatewayClosed;
+      await sessionsEnded;
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()

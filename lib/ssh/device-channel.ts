@@ -12,7 +12,7 @@ import { refuseUpgrade } from "./upgrade";
 /** Instance-to-instance: a channel on a tunnel this instance holds, for a gateway on another. */
 export const relayPath = "/internal/tunnel-channel";
 
-export type ChannelRequest = { deviceUid: string; sessionUid: string; ip: string; port: number };
+type ChannelRequest = { deviceUid: string; sessionUid: string; ip: string; port: number };
 
 const relayTimeoutMs = 10_000;
 

@@ -26,6 +26,12 @@ export function parsedHostKey(): ParsedKey {
   return parseOrThrow(hostKey());
 }
 
+/** The host key's public line (`ssh-ed25519 AAAA...`), as agents take it with --server-host-key. */
+export function hostPublicLine(): string {
+  const key = parsedHostKey();
+  return `${key.type} ${key.getPublicSSH().toString("base64")}`;
+}
+
 function parseOrThrow(key: string | Buffer): ParsedKey {
   const parsed = ssh2.utils.parseKey(key);
   if (parsed instanceof Error) throw parsed;
@@ -70,9 +76,6 @@ export function sshKeyFromWire(algo: string, data: Buffer): ParsedKey | undefine
   if (parsed instanceof Error) return undefined;
   return Array.isArray(parsed) ? parsed[0] : parsed;
 }
-
-/** The OpenSSH line of a key, `TYPE BASE64`, as stored for namespace public keys (without comment). */
-export const opensshLine = (key: ParsedKey) => `${key.type} ${key.getPublicSSH().toString("base64")}`;
 
 /** Whether `signature` over `blob` was made with the private half of `key`. */
 export function isValidSignature(key: ParsedKey, blob: Buffer, signature: Buffer, hashAlgo?: string): boolean {

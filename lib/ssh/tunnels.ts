@@ -93,8 +93,6 @@ export function dropTunnel(deviceUid: string, reason: string) {
   registry().tunnels.get(deviceUid)?.close(reason);
 }
 
-export const tunnelCount = () => registry().tunnels.size;
-
 /** This instance's name in the ownership rows. */
 export const thisInstance = () => registry().instance;
 

@@ -49,6 +49,7 @@ async function mayConnect(db: Db, ticket: TerminalTicket) {
  */
 export class WebTerminalEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  private readonly endings = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Db,
@@ -56,11 +57,13 @@ export class WebTerminalEndpoint {
   ) {}
 
   /** Ends every open terminal (server stopping). */
-  closeAll() {
+  /** Ends every open terminal (server stopping); resolves when their sessions are ended. */
+  async closeAll() {
     for (const client of this.sockets.clients) client.close(1001, "server stopping");
     setTimeout(() => {
       for (const client of this.sockets.clients) client.terminate();
     }, 2_000).unref();
+    await Promise.all(this.endings);
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
@@ -115,9 +118,11 @@ export class WebTerminalEndpoint {
           lifecycle.to("closed");
           channel.close();
           link.end();
-          session
+          const ending = session
             .end()
-            .catch((endError: unknown) => log.warn("ending the session failed", { error: errorText(endError) }));
+            .catch((endError: unknown) => log.warn("ending the session failed", { error: errorText(endError) }))
+            .finally(() => this.endings.delete(ending));
+          this.endings.add(ending);
         });
       });
     });
