@@ -102,28 +102,45 @@ export class WebTerminalEndpoint {
       return refuseUpgrade(socket, 401, "authentication failed");
     }
     const session = login.session as LiveSession;
+    let channel: ClientChannel | undefined;
+    let markEnded = () => {};
+    const ended = new Promise<void>((resolve) => {
+      markEnded = resolve;
+    });
+    this.endings.add(ended);
+    let isFinished = false;
+    /** Once, however the terminal ends: the device connection closes and the session row is ended. */
+    const finish = (reason: string, isNormal = false) => {
+      if (isFinished) return;
+      isFinished = true;
+      lifecycle.to("draining", reason);
+      lifecycle.to("closed");
+      if (!isNormal) session.reason ||= reason;
+      channel?.close();
+      link.end();
+      session
+        .end()
+        .catch((error: unknown) => log.warn("ending the session failed", { error: errorText(error) }))
+        .finally(() => {
+          this.endings.delete(ended);
+          markEnded();
+        });
+    };
+    socket.once("close", () => {
+      if (!webSocket) finish("the browser left before the terminal opened");
+    });
     const terminal = { term: "xterm-256color", cols: query.data.cols, rows: query.data.rows, width: 0, height: 0 };
-    link.shell(terminal, {}, (error, channel) => {
-      if (error || !lifecycle.to("connected")) {
-        link.end();
-        void session.end();
-        return refuseUpgrade(socket, 502, "the device refused the shell");
+    link.shell(terminal, {}, (error, opened) => {
+      channel = opened;
+      if (error || socket.destroyed || !lifecycle.to("connected")) {
+        refuseUpgrade(socket, 502, "the device refused the shell");
+        return finish("the device refused the shell");
       }
       this.sockets.handleUpgrade(request, socket, head, (ws) => {
         webSocket = ws;
         session.channelStarted("web", terminal);
-        relayTerminal(ws, channel, session);
-        ws.once("close", () => {
-          lifecycle.to("draining", "browser closed");
-          lifecycle.to("closed");
-          channel.close();
-          link.end();
-          const ending = session
-            .end()
-            .catch((endError: unknown) => log.warn("ending the session failed", { error: errorText(endError) }))
-            .finally(() => this.endings.delete(ending));
-          this.endings.add(ending);
-        });
+        relayTerminal(ws, opened, session);
+        ws.once("close", () => finish("browser closed", true));
       });
     });
   }
