@@ -10,6 +10,7 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
 import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/keys";
@@ -84,7 +85,10 @@ async function main() {
   const port = typeof address === "object" && address ? address.port : config.PORT;
   const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
   setInstance(config.INSTANCE_URL?.replace(/\/$/, "") ?? `http://${localHost}:${port}`);
-  await tunnelEndpoint.forgetStaleOwnership(database.kind === "pglite");
+  // On the embedded database this is the only instance: nothing it did not start is live.
+  const isOnlyInstance = database.kind === "pglite";
+  await tunnelEndpoint.forgetStaleOwnership(isOnlyInstance);
+  if (isOnlyInstance) await unscopedEndOrphanedSessions(database.db);
   const gateway = new SshGateway(database.db, {
     ...defaultGatewayOptions,
     handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,

@@ -245,6 +245,19 @@ export async function endSession(db: Executor, tenantId: string, uid: string, re
   return ended.length > 0;
 }
 
+/**
+ * Ends the sessions left active by a server that stopped without ending them (a crash): only
+ * when no other instance can be serving them (the embedded database has one). Returns how many.
+ */
+export async function unscopedEndOrphanedSessions(db: Executor) {
+  const ended = await db
+    .update(sessions)
+    .set({ active: false, reason: "the server stopped during the session" })
+    .where(eq(sessions.active, true))
+    .returning({ uid: sessions.uid });
+  return ended.length;
+}
+
 export type Frame = { time: Date; message: string; width: number; height: number };
 
 /** Bound parameters per statement stay far below PostgreSQL's 65,535. */
