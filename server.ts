@@ -14,6 +14,7 @@ import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
 import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/keys";
+import { closeSessionsEndedElsewhere } from "./lib/ssh/live-session";
 import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
 import { refuseUpgrade } from "./lib/ssh/upgrade";
 import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
@@ -109,6 +110,12 @@ async function main() {
     // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).
     setInterval(() => {
       tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));
+    }, 30_000),
+    // Sessions closed through another instance's API.
+    setInterval(() => {
+      closeSessionsEndedElsewhere(database.db).catch((error: unknown) =>
+        log.warn("session sweep failed", { error: errorText(error) }),
+      );
     }, 30_000),
   ];
 

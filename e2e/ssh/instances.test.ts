@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type SeededNamespace, seedNamespace } from "../api/support/client";
+import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
 import { type RunningServer, startServer } from "../api/support/server";
 import {
   acceptAgentDevice,
@@ -11,6 +11,7 @@ import {
   sshPort,
   sshWithPassword,
   startAgent,
+  waitFor,
 } from "./support";
 
 // Several instances share one PostgreSQL server; the embedded database has one instance only.
@@ -21,6 +22,7 @@ describe.skipIf(!isRoot || !isPostgres)("a second instance reaches a device whos
   let namespace: SeededNamespace;
   let agent: RunningAgent;
   let account: ReturnType<typeof createAccount>;
+  let deviceUid: string;
 
   beforeAll(async () => {
     // The test run's server holds the tunnel; the second instance shares its database and secret.
@@ -29,7 +31,7 @@ describe.skipIf(!isRoot || !isPostgres)("a second instance reaches a device whos
     namespace = await seedNamespace();
     account = createAccount();
     agent = startAgent(inject("baseUrl"), namespace.tenantId);
-    await acceptAgentDevice(agent.hostname, { token: namespace.owner.tenantToken });
+    deviceUid = await acceptAgentDevice(agent.hostname, { token: namespace.owner.tenantToken });
     await agent.tunnelUp();
   });
 
@@ -46,5 +48,26 @@ describe.skipIf(!isRoot || !isPostgres)("a second instance reaches a device whos
     const result = await sshWithPassword(port, account.password, [target, "echo relayed; exit 4"]);
     expect(result.stdout).toBe("relayed\n");
     expect(result.code).toBe(4);
+  });
+
+  it("ends a session served by the other instance when it is closed through this one's API", async () => {
+    const port = await sshPort(second.url);
+    const target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    const long = sshWithPassword(port, account.password, [target, "sleep 600"]);
+    let uid = "";
+    await waitFor("the live session", async () => {
+      const sessions = (await call("GET", "/api/sessions", { token: namespace.owner.tenantToken })).body;
+      uid =
+        sessions.find((session: { active: boolean; type: string }) => session.active && session.type === "exec")?.uid ??
+        "";
+      return uid !== "";
+    });
+    const closed = await call("POST", `/api/sessions/${uid}/close`, {
+      token: namespace.owner.tenantToken,
+      body: { device: deviceUid },
+    });
+    expect(closed.status).toBeLessThan(300);
+    // The serving instance checks its live sessions every 30 s.
+    expect((await long).code).not.toBe(0);
   });
 });

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import { sessions } from "@/models/sessions";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
@@ -29,6 +31,20 @@ function registry(): Registry {
 }
 
 export const newSessionUid = () => randomBytes(32).toString("hex");
+
+/**
+ * Closes the live sessions of this instance whose row was marked inactive by another instance
+ * (`POST /api/sessions/{uid}/close` answered there): run every 30 s.
+ */
+export async function closeSessionsEndedElsewhere(db: Db) {
+  const live = [...registry().sessions.keys()];
+  if (live.length === 0) return;
+  const ended = await db
+    .select({ uid: sessions.uid })
+    .from(sessions)
+    .where(and(inArray(sessions.uid, live), eq(sessions.active, false)));
+  for (const { uid } of ended) registry().sessions.get(uid)?.close("closed through the API");
+}
 
 /**
  * The session row of one gateway connection (or browser terminal): created at the first real
