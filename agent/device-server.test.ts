@@ -10,10 +10,11 @@ import { isRoot } from "./accounts";
 import { DeviceServer } from "./device-server";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
 import { sftpServerPath } from "./processes";
+import { ed25519KeyPair } from "./testing";
 
 const password = `pw-${randomBytes(6).toString("hex")}`;
-const serverKey = ssh2.utils.generateKeyPairSync("ed25519");
-const otherKey = ssh2.utils.generateKeyPairSync("ed25519");
+const serverKey = ed25519KeyPair();
+const otherKey = ed25519KeyPair();
 const dataDir = mkdtempSync(path.join(tmpdir(), "das-agent-test-"));
 const deviceKey = loadDeviceKey(dataDir);
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import ssh2 from "ssh2";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
+import { ed25519KeyPair } from "./testing";
 
 let dataDir = "";
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -39,7 +40,7 @@ describe("device key", () => {
 describe("server host key pin", () => {
   it("trusts the first key, keeps it on disk and refuses any other", () => {
     const directory = newDataDir();
-    const [first, second] = [ssh2.utils.generateKeyPairSync("ed25519"), ssh2.utils.generateKeyPairSync("ed25519")];
+    const [first, second] = [ed25519KeyPair(), ed25519KeyPair()];
     const pin = new ServerKeyPin(directory);
     expect(pin.matches(blobOf(first.public))).toBe(false);
     expect(pin.verify(blobOf(first.public))).toBe(true);
@@ -53,7 +54,7 @@ describe("server host key pin", () => {
   });
 
   it("takes the key up front instead", () => {
-    const [given, other] = [ssh2.utils.generateKeyPairSync("ed25519"), ssh2.utils.generateKeyPairSync("ed25519")];
+    const [given, other] = [ed25519KeyPair(), ed25519KeyPair()];
     const pin = new ServerKeyPin(newDataDir(), given.public);
     expect(pin.verify(blobOf(other.public))).toBe(false);
     expect(pin.verify(blobOf(given.public))).toBe(true);
