@@ -10,6 +10,7 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
 import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
@@ -78,6 +79,15 @@ async function main() {
     });
   });
 
+  // The gateway listens first, so that the API, once it answers, tells the gateway's port.
+  const gateway = new SshGateway(database.db, {
+    ...defaultGatewayOptions,
+    handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
+  });
+  const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
+  setSshPort(sshPort);
+  log.info("SSH gateway host key", { key: hostPublicLine() });
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -90,12 +100,6 @@ async function main() {
   const isOnlyInstance = database.kind === "pglite";
   await tunnelEndpoint.forgetStaleOwnership(isOnlyInstance);
   if (isOnlyInstance) await unscopedEndOrphanedSessions(database.db);
-  const gateway = new SshGateway(database.db, {
-    ...defaultGatewayOptions,
-    handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
-  });
-  const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
-  log.info("SSH gateway host key", { key: hostPublicLine() });
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", {
     url: `http://${localHost}:${port}`,

@@ -42,8 +42,6 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = env.DATA_DIR ?? newDataDir();
-  // Every test server has its own SSH gateway port.
-  const sshPort = Number(env.SSH_PORT ?? (await freePort()));
   const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
   const child = spawn(command, args, {
     cwd: root,
@@ -51,7 +49,8 @@ export async function startServer(
       ...process.env,
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
-      SSH_PORT: String(sshPort),
+      // Each test server's gateway listens on a port the system chooses; /info tells which.
+      SSH_PORT: "0",
       ...env,
       PORT: String(port),
       DATA_DIR: dataDir,
@@ -81,6 +80,8 @@ export async function startServer(
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const info = (await (await fetch(`${url}/info`)).json()) as { endpoints: { ssh: string } };
+  const sshPort = Number(info.endpoints.ssh.split(":").pop());
   return {
     url,
     port,
