@@ -5,7 +5,7 @@ import ssh2 from "ssh2";
 import { log } from "../lib/log";
 import { checkPassword, findAccount, isRoot, type LocalAccount } from "./accounts";
 import type { ServerKeyPin } from "./identity";
-import { serveSession } from "./session";
+import { fitTunnelPackets, serveSession } from "./session";
 
 /** Where a connection comes from: the user's address as the gateway gave it, or a TCP peer. */
 export type Peer = { ip: string; port: number; session?: string };
@@ -117,7 +117,7 @@ function forwardTcp(accept: Accept, reject: () => void, host: string, port: numb
   socket.once("error", () => reject());
   socket.once("connect", () => {
     socket.removeAllListeners("error");
-    const channel = accept();
+    const channel = fitTunnelPackets(accept());
     socket.on("error", () => channel.destroy());
     channel.on("error", () => socket.destroy());
     channel.pipe(socket).pipe(channel);

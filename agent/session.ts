@@ -94,6 +94,17 @@ function runPiped(channel: ServerChannel, child: ChildProcess): Running {
   return { resize: () => {}, signal: (name) => kill(`SIG${name}` as NodeJS.Signals), hangUp: () => kill("SIGHUP") };
 }
 
+/**
+ * The device's SSH packets travel inside the tunnel's channel, whose packets carry at most 32 KiB:
+ * a full 32 KiB inner packet plus its header and MAC would take two tunnel packets. Inner data
+ * packets a little smaller each fit in one.
+ */
+export function fitTunnelPackets(channel: ServerChannel): ServerChannel {
+  const outgoing = (channel as unknown as { outgoing: { packetSize: number } }).outgoing;
+  outgoing.packetSize = Math.min(outgoing.packetSize, 32 * 1024 - 128);
+  return channel;
+}
+
 /** Signals a client may send (RFC 4254 6.9). */
 const sshSignals = new Set([
   "ABRT",
@@ -143,7 +154,7 @@ export function serveSession(session: Session, account: LocalAccount) {
 
   const start = (accept: () => ServerChannel, reject: () => void, command: string | undefined, what: string) => {
     if (running) return reject();
-    const channel = accept();
+    const channel = fitTunnelPackets(accept());
     const [file, args] = shellCommand(account, command);
     try {
       const current = context();
@@ -161,7 +172,7 @@ export function serveSession(session: Session, account: LocalAccount) {
   session.on("subsystem", (accept, reject, info) => {
     const server = sftpServerPath();
     if (info.name !== "sftp" || !server || running) return reject();
-    running = runPiped(accept(), startPiped({ account, env }, server, []));
+    running = runPiped(fitTunnelPackets(accept()), startPiped({ account, env }, server, []));
   });
   session.on("x11", (_accept, reject) => reject?.());
   session.on("auth-agent", (_accept, reject) => reject?.());
