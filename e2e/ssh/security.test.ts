@@ -10,17 +10,18 @@ import { call, type SeededNamespace, seedNamespace } from "../api/support/client
 import { type RunningServer, startServer } from "../api/support/server";
 import { seedDevice } from "../api/support/sessions";
 import {
-  acceptAgentDevice,
   clientOptions,
-  createAccount,
   isRoot,
+  keyOnly,
   keyPair,
   type RunningAgent,
   run,
   scratchDir,
   sshPort,
+  sshTo,
   sshWithPassword,
-  startAgent,
+  startDevice,
+  type TestDevice,
   waitFor,
 } from "./support";
 
@@ -104,29 +105,38 @@ describe("the gateway's handshake deadline", () => {
 });
 
 describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)", () => {
+  let testDevice: TestDevice;
   let namespace: SeededNamespace;
   let agent: RunningAgent;
-  let account: ReturnType<typeof createAccount>;
+  let account: TestDevice["account"];
   let port: number;
   let deviceUid: string;
   let scratch: string;
   let key: { file: string; line: string };
   let target: string;
   const owner = () => ({ token: namespace.owner.tenantToken });
-  const ssh = (args: string[], input = "") => run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
-  const withKey = (file: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", file];
+  const ssh = (args: string[], input = "") => sshTo(port, args, input);
+  /** A device token got, as its agent gets it, from what the API shows of the device. */
+  async function tokenFromPublicIdentity(): Promise<{ uid: string; token: string }> {
+    const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
+    const response = await authDevice({
+      info: device.info,
+      sessions: [],
+      hostname: agent.hostname,
+      identity: device.identity,
+      public_key: device.public_key,
+      tenant_id: namespace.tenantId,
+    });
+    return response.body;
+  }
   const sessionCount = async () =>
     (await call("GET", "/api/sessions?per_page=1", owner())).headers.get("x-total-count");
 
   beforeAll(async () => {
-    namespace = await seedNamespace();
     port = await sshPort();
     scratch = scratchDir();
-    account = createAccount();
-    agent = startAgent(inject("baseUrl"), namespace.tenantId);
-    deviceUid = await acceptAgentDevice(agent.hostname, owner());
-    await agent.tunnelUp();
-    target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    testDevice = await startDevice();
+    ({ namespace, account, agent, deviceUid, target } = testDevice);
     key = keyPair(scratch);
     const added = await call("POST", "/api/sshkeys/public-keys", {
       ...owner(),
@@ -141,44 +151,27 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
   });
 
   afterAll(async () => {
-    await agent?.stop();
-    account?.remove();
+    await testDevice?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 
   it("gives no tunnel to one who knows only the device's public identity, and keeps the device's", async () => {
-    const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
     // The public identity is enough for a device token of the same device...
-    const impostor = await authDevice({
-      info: device.info,
-      sessions: [],
-      hostname: agent.hostname,
-      identity: device.identity,
-      public_key: device.public_key,
-      tenant_id: namespace.tenantId,
-    });
-    expect(impostor.body.uid).toBe(deviceUid);
+    const impostor = await tokenFromPublicIdentity();
+    expect(impostor.uid).toBe(deviceUid);
     // ...but not for a tunnel: that takes the device's private key.
     const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
       .privateKey.export({ type: "pkcs1", format: "pem" })
       .toString();
-    expect(await openTunnel(impostor.body.token, deviceUid, otherKey)).toBeUndefined();
-    expect(await ssh([...withKey(key.file), target, "echo still-here"])).toMatchObject({
+    expect(await openTunnel(impostor.token, deviceUid, otherKey)).toBeUndefined();
+    expect(await ssh([...keyOnly(key.file), target, "echo still-here"])).toMatchObject({
       code: 0,
       stdout: "still-here\n",
     });
   });
 
   it("lets a newer tunnel proven with the device key replace the older one", async () => {
-    const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
-    const { body: credentials } = await authDevice({
-      info: device.info,
-      sessions: [],
-      hostname: agent.hostname,
-      identity: device.identity,
-      public_key: device.public_key,
-      tenant_id: namespace.tenantId,
-    });
+    const credentials = await tokenFromPublicIdentity();
     const deviceKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")))
       .export({ type: "pkcs1", format: "pem" })
       .toString();
@@ -190,7 +183,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     newer?.close();
     // ...and the agent, reconnecting, replaces it in turn.
     await agent.tunnelUp(since);
-    expect(await ssh([...withKey(key.file), target, "echo back"])).toMatchObject({ code: 0, stdout: "back\n" });
+    expect(await ssh([...keyOnly(key.file), target, "echo back"])).toMatchObject({ code: 0, stdout: "back\n" });
   });
 
   it("answers a public-key query without a signature with no session row and no call to the device", async () => {
@@ -249,7 +242,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
 
   it("refuses remote forwarding, agent forwarding, other subsystems and environment besides LANG and LC_*", async () => {
     const remote = await ssh([
-      ...withKey(key.file),
+      ...keyOnly(key.file),
       "-o",
       "ExitOnForwardFailure=yes",
       "-R",
@@ -261,7 +254,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     expect(remote.stderr).toContain("remote port forwarding failed");
 
     const env = await ssh([
-      ...withKey(key.file),
+      ...keyOnly(key.file),
       "-o",
       "SetEnv=LC_TEST=kept FOO_TEST=dropped",
       target,
@@ -269,7 +262,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     ]);
     expect(env).toMatchObject({ code: 0, stdout: "[kept][]\n" });
 
-    const subsystem = await ssh([...withKey(key.file), "-s", target, "not-sftp"]);
+    const subsystem = await ssh([...keyOnly(key.file), "-s", target, "not-sftp"]);
     expect(subsystem.code).not.toBe(0);
 
     const forwardedAgent = await run("env", [
@@ -278,7 +271,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
       "-p",
       String(port),
       ...clientOptions,
-      ...withKey(key.file),
+      ...keyOnly(key.file),
       "-A",
       target,
       'echo "[$SSH_AUTH_SOCK]"',
@@ -289,7 +282,7 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
   it("drops the tunnel when the device is rejected", async () => {
     const rejected = await call("PATCH", `/api/devices/${deviceUid}/reject`, owner());
     expect(rejected.status).toBe(200);
-    const refused = await ssh([...withKey(key.file), target, "true"]);
+    const refused = await ssh([...keyOnly(key.file), target, "true"]);
     expect(refused.code).toBe(255);
   });
 });

@@ -4,21 +4,22 @@ import { createReadStream, mkdirSync, readFileSync, rmSync, writeFileSync } from
 import { createServer, type Server } from "node:http";
 import path from "node:path";
 import ssh2 from "ssh2";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, type SeededNamespace } from "../api/support/client";
 import { freePort } from "../api/support/server";
 import {
-  acceptAgentDevice,
   clientOptions,
-  createAccount,
   isRoot,
+  keyOnly,
   keyPair,
   type RunningAgent,
   run,
   scratchDir,
   sshPort,
+  sshTo,
   sshWithPassword,
-  startAgent,
+  startDevice,
+  type TestDevice,
   waitFor,
 } from "./support";
 
@@ -43,8 +44,9 @@ const sha256 = (file: string) =>
 
 describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: test accounts, agent as root)", () => {
   let namespace: SeededNamespace;
+  let device: TestDevice;
   let agent: RunningAgent;
-  let account: ReturnType<typeof createAccount>;
+  let account: TestDevice["account"];
   let port: number;
   let deviceUid: string;
   let scratch: string;
@@ -52,8 +54,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
   let target: string;
   const owner = () => ({ token: namespace.owner.tenantToken });
 
-  const ssh = (args: string[], input = "") => run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
-  const withKey = (keyFile: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", keyFile];
+  const ssh = (args: string[], input = "") => sshTo(port, args, input);
 
   async function addKey(line: string, rules: { filter: object; username: string }) {
     const response = await call("POST", "/api/sshkeys/public-keys", {
@@ -69,21 +70,16 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
   }
 
   beforeAll(async () => {
-    namespace = await seedNamespace();
     port = await sshPort();
     scratch = scratchDir();
-    account = createAccount();
-    agent = startAgent(inject("baseUrl"), namespace.tenantId);
-    deviceUid = await acceptAgentDevice(agent.hostname, owner());
-    await agent.tunnelUp();
-    target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    device = await startDevice();
+    ({ namespace, account, agent, deviceUid, target } = device);
     key = keyPair(scratch);
     await addKey(key.line, { filter: { hostname: `^${agent.hostname}$` }, username: `^${account.name}$` });
   });
 
   afterAll(async () => {
-    await agent?.stop();
-    account?.remove();
+    await device?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -126,25 +122,29 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     expect(result.code).not.toBe(0);
     const sessions = await sessionsOf(account.name);
     expect(sessions.length).toBe(before + 1);
-    expect(sessions.find((session) => !session.authenticated)).toMatchObject({ active: false });
+    const refused = sessions.find((session) => !session.authenticated);
+    // The row is ended once the server has seen the connection close.
+    await waitFor("the refused session to end", async () => {
+      return (await sessionsOf(account.name)).find((session) => session.uid === refused?.uid)?.active === false;
+    });
   });
 
   it("logs in with a registered key, by namespace and device name or by device uid", async () => {
-    const byName = await ssh([...withKey(key.file), target, "echo by-name"]);
+    const byName = await ssh([...keyOnly(key.file), target, "echo by-name"]);
     expect(byName).toMatchObject({ code: 0, stdout: "by-name\n" });
-    const byUid = await ssh([...withKey(key.file), `${account.name}@${deviceUid}@127.0.0.1`, "echo by-uid"]);
+    const byUid = await ssh([...keyOnly(key.file), `${account.name}@${deviceUid}@127.0.0.1`, "echo by-uid"]);
     expect(byUid).toMatchObject({ code: 0, stdout: "by-uid\n" });
   });
 
   it("refuses a key whose username pattern or filter does not match, or a denying firewall rule", async () => {
     // The key's username pattern names the test account only.
-    const asRoot = await ssh([...withKey(key.file), `root@${namespace.name}.${agent.hostname}@127.0.0.1`, "true"]);
+    const asRoot = await ssh([...keyOnly(key.file), `root@${namespace.name}.${agent.hostname}@127.0.0.1`, "true"]);
     expect(asRoot.code).toBe(255);
     expect(asRoot.stdout).toBe("");
 
     const otherDevices = keyPair(scratch);
     await addKey(otherDevices.line, { filter: { hostname: "^some-other-device$" }, username: ".*" });
-    expect((await ssh([...withKey(otherDevices.file), target, "true"])).code).toBe(255);
+    expect((await ssh([...keyOnly(otherDevices.file), target, "true"])).code).toBe(255);
 
     const rule = await call("POST", "/api/firewall/rules", {
       ...owner(),
@@ -159,18 +159,18 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     });
     expect(rule.status).toBe(200);
     try {
-      expect((await ssh([...withKey(key.file), target, "true"])).code).toBe(255);
+      expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(255);
     } finally {
       await call("DELETE", `/api/firewall/rules/${rule.body.id}`, owner());
     }
-    expect((await ssh([...withKey(key.file), target, "true"])).code).toBe(0);
+    expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(0);
   });
 
   it("copies 50 MB there and back with scp, unchanged", async () => {
     const original = path.join(scratch, "payload.bin");
     writeFileSync(original, randomBytes(50 * 1024 * 1024));
     const remote = `${account.home}/payload.bin`;
-    const scp = (args: string[]) => run("scp", ["-P", String(port), ...clientOptions, ...withKey(key.file), ...args]);
+    const scp = (args: string[]) => run("scp", ["-P", String(port), ...clientOptions, ...keyOnly(key.file), ...args]);
     expect((await scp([original, `${target}:${remote}`])).code).toBe(0);
     const back = path.join(scratch, "payload.back");
     expect((await scp([`${target}:${remote}`, back])).code).toBe(0);
@@ -185,7 +185,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     writeFileSync(path.join(directory, "beta.txt"), "b");
     const result = await run(
       "sftp",
-      ["-P", String(port), ...clientOptions, ...withKey(key.file), "-b", "-", target],
+      ["-P", String(port), ...clientOptions, ...keyOnly(key.file), "-b", "-", target],
       `ls -1 ${directory}\n`,
     );
     expect(result.code).toBe(0);
@@ -202,7 +202,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
       "-p",
       String(port),
       ...clientOptions,
-      ...withKey(key.file),
+      ...keyOnly(key.file),
       "-N",
       "-o",
       "ExitOnForwardFailure=yes",
@@ -230,13 +230,16 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     const edit = await call("PUT", `/api/namespaces/${namespace.tenantId}`, { ...owner(), body: { settings } });
     expect(edit.status).toBe(200);
     const marker = `typed-${randomBytes(4).toString("hex")}`;
-    const result = await ssh(["-tt", ...withKey(key.file), target], `echo ${marker}\nexit 0\n`);
+    const result = await ssh(["-tt", ...keyOnly(key.file), target], `echo ${marker}\nexit 0\n`);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Authorized use only");
     expect(result.stdout).toContain(marker);
 
     const [session] = (await sessionsOf(account.name)).filter((row) => row.type === "shell");
-    expect(session).toMatchObject({ recorded: true, active: false });
+    expect(session).toMatchObject({ recorded: true, authenticated: true });
+    await waitFor("the shell session to end", async () => {
+      return (await sessionsOf(account.name)).find((row) => row.uid === session?.uid)?.active === false;
+    });
     let frames: { message: string; time: string }[] = [];
     await waitFor("the recording", async () => {
       frames = (await call("GET", `/api/sessions/${session?.uid}/play`, owner())).body;
@@ -254,10 +257,13 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
   });
 
   it("ends a live session closed through the API", async () => {
-    const long = ssh([...withKey(key.file), target, "sleep 600"]);
+    const known = new Set((await sessionsOf(account.name)).map((session) => session.uid));
+    const long = ssh([...keyOnly(key.file), target, "sleep 600"]);
     let live: Session | undefined;
     await waitFor("the live session", async () => {
-      live = (await sessionsOf(account.name)).find((session) => session.active && session.authenticated);
+      live = (await sessionsOf(account.name)).find(
+        (session) => !known.has(session.uid) && session.active && session.authenticated,
+      );
       return live !== undefined;
     });
     const closed = await call("POST", `/api/sessions/${live?.uid}/close`, { ...owner(), body: { device: deviceUid } });

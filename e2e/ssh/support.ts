@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type CallOptions, call } from "../api/support/client";
+import { inject } from "vitest";
+import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
 import { root } from "../api/support/server";
 
 export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(), prefix));
@@ -149,3 +150,43 @@ export function run(command: string, args: string[], input = "", seconds = 120):
 /** `ssh` to the gateway on `port`, the password typed by sshpass. */
 export const sshWithPassword = (port: number, password: string, args: string[]) =>
   run("sshpass", ["-p", password, "ssh", "-p", String(port), ...clientOptions, ...args]);
+
+export type TestDevice = {
+  namespace: SeededNamespace;
+  account: ReturnType<typeof createAccount>;
+  agent: RunningAgent;
+  deviceUid: string;
+  /** `ACCOUNT@NAMESPACE.DEVICE@127.0.0.1`, as people type it. */
+  target: string;
+  stop: () => Promise<void>;
+};
+
+/**
+ * A new namespace with this machine as an accepted device (the real agent, its tunnel up) and a
+ * new local account to log in as; root only.
+ */
+export async function startDevice(): Promise<TestDevice> {
+  const namespace = await seedNamespace();
+  const account = createAccount();
+  const agent = startAgent(inject("baseUrl"), namespace.tenantId);
+  const stop = async () => {
+    await agent.stop();
+    account.remove();
+  };
+  try {
+    const deviceUid = await acceptAgentDevice(agent.hostname, { token: namespace.owner.tenantToken });
+    await agent.tunnelUp();
+    const target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    return { namespace, account, agent, deviceUid, target, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** `ssh` to the gateway on `port`. */
+export const sshTo = (port: number, args: string[], input = "") =>
+  run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
+
+/** Client options to log in with this key file only, never asking for anything. */
+export const keyOnly = (file: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", file];

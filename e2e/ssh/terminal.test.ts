@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
-import { call, type SeededNamespace, seedMember, seedNamespace } from "../api/support/client";
-import { acceptAgentDevice, createAccount, isRoot, type RunningAgent, startAgent, waitFor } from "./support";
+import { call, type SeededNamespace, seedMember } from "../api/support/client";
+import { isRoot, type RunningAgent, startDevice, type TestDevice, waitFor } from "./support";
 
 type Terminal = { socket: WebSocket; output: () => string; closed: Promise<void> };
 
@@ -23,9 +23,10 @@ function openTerminal(token: string, origin: string, size = { cols: 80, rows: 24
 }
 
 describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the agent as root)", () => {
+  let testDevice: TestDevice;
   let namespace: SeededNamespace;
   let agent: RunningAgent;
-  let account: ReturnType<typeof createAccount>;
+  let account: TestDevice["account"];
   let deviceUid: string;
   // PUBLIC_URL is unset on the test server: its origin is http://localhost:PORT.
   const origin = `http://localhost:${new URL(inject("baseUrl")).port}`;
@@ -40,16 +41,12 @@ describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the 
   };
 
   beforeAll(async () => {
-    namespace = await seedNamespace();
-    account = createAccount();
-    agent = startAgent(inject("baseUrl"), namespace.tenantId);
-    deviceUid = await acceptAgentDevice(agent.hostname, { token: namespace.owner.tenantToken });
-    await agent.tunnelUp();
+    testDevice = await startDevice();
+    ({ namespace, account, agent, deviceUid } = testDevice);
   });
 
   afterAll(async () => {
-    await agent?.stop();
-    account?.remove();
+    await testDevice?.stop();
   });
 
   it("runs a shell: typed bytes in, output out, resizes, a session row and its recording", async () => {
