@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPassword, findAccount, isRoot, parsePasswdLine, shadowHash } from "./accounts";
+import { checkPassword, findAccount, isRoot, parsePasswdLine, passwdEntry, shadowHash } from "./accounts";
 
 describe("passwd and shadow lines", () => {
   it("reads an account and a hash field", () => {
@@ -13,6 +13,10 @@ describe("passwd and shadow lines", () => {
       shell: "/bin/bash",
     });
     expect(parsePasswdLine("broken:x:abc:1:")).toBeUndefined();
+    const passwd = "root:x:0:0:root:/root:/bin/bash\nal:x:1:1::/al:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/zsh\n";
+    expect(passwdEntry(passwd, "alice")?.shell).toBe("/bin/zsh");
+    expect(passwdEntry(passwd, "al")?.home).toBe("/al");
+    expect(passwdEntry(passwd, "ali")).toBeUndefined();
     const shadow = "root:*:20228:0:99999:7:::\nalice:$y$j9T$salt$hash:20000::::::\nbob::1::::::\n";
     expect(shadowHash(shadow, "alice")).toBe("$y$j9T$salt$hash");
     expect(shadowHash(shadow, "bob")).toBe("");

@@ -19,13 +19,13 @@ export function parsePasswdLine(line: string): LocalAccount | undefined {
   return { name, uid: Number(uid), gid: Number(gid), home: home || "/", shell: shell || "/bin/sh" };
 }
 
-/**
- * The account `name` through the name service (getent, so LDAP and the like count too).
- * Running as another user than root, only that user's own account exists for the agent.
- */
-export async function findAccount(name: string): Promise<LocalAccount | undefined> {
-  if (!accountName.test(name)) return undefined;
-  if (!isRoot() && name !== userInfo().username) return undefined;
+/** The account's line in a passwd(5) file, if any. */
+export function passwdEntry(passwd: string, name: string): LocalAccount | undefined {
+  const line = passwd.split("\n").find((entry) => entry.startsWith(`${name}:`));
+  return line === undefined ? undefined : parsePasswdLine(line);
+}
+
+async function fromNameService(name: string): Promise<LocalAccount | undefined> {
   try {
     const { stdout } = await promisify(execFile)("getent", ["passwd", name], { timeout: 10_000 });
     const account = parsePasswdLine(stdout.split("\n")[0] ?? "");
@@ -33,6 +33,18 @@ export async function findAccount(name: string): Promise<LocalAccount | undefine
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The account `name`: from /etc/passwd, else through the name service (getent, so LDAP and the
+ * like count too; a process to start, so only when the file does not know the name). Running as
+ * another user than root, only that user's own account exists for the agent.
+ */
+export async function findAccount(name: string): Promise<LocalAccount | undefined> {
+  if (!accountName.test(name)) return undefined;
+  if (!isRoot() && name !== userInfo().username) return undefined;
+  const local = passwdEntry(await readFile("/etc/passwd", "utf8").catch(() => ""), name);
+  return local ?? fromNameService(name);
 }
 
 /** The password hash field of `name` in shadow(5) text; undefined when there is no such line. */

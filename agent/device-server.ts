@@ -40,6 +40,12 @@ export class DeviceServer {
         this.connections.add(connection);
         let attempts = 0;
         let account: LocalAccount | undefined;
+        // A key login asks twice (query, then signed): one account lookup per name.
+        const accounts = new Map<string, Promise<LocalAccount | undefined>>();
+        const lookUp = (name: string) => {
+          if (!accounts.has(name)) accounts.set(name, findAccount(name));
+          return accounts.get(name) as Promise<LocalAccount | undefined>;
+        };
         connection.on("authentication", (context) => {
           attempts += 1;
           if (attempts > maxAuthAttempts) {
@@ -47,7 +53,7 @@ export class DeviceServer {
             connection.end();
             return;
           }
-          this.authenticate(context, peer).then(
+          this.authenticate(context, peer, lookUp).then(
             (found) => {
               account = found;
               if (found) context.accept();
@@ -79,11 +85,15 @@ export class DeviceServer {
     });
   }
 
-  private async authenticate(context: AuthContext, peer: Peer): Promise<LocalAccount | undefined> {
+  private async authenticate(
+    context: AuthContext,
+    peer: Peer,
+    lookUp: (name: string) => Promise<LocalAccount | undefined>,
+  ): Promise<LocalAccount | undefined> {
     if (context.method === "publickey") {
       const serverKey = this.serverKey.key;
       if (!serverKey || !this.serverKey.matches(context.key.data)) return undefined;
-      const account = await findAccount(context.username);
+      const account = await lookUp(context.username);
       // Without a signature this is only the question whether the key would do.
       if (!context.signature || !context.blob) return account;
       const hashAlgo = context.hashAlgo as Parameters<typeof serverKey.verify>[2];
@@ -95,7 +105,7 @@ export class DeviceServer {
         this.hasWarnedPasswords = true;
         return undefined;
       }
-      const account = await findAccount(context.username);
+      const account = await lookUp(context.username);
       const isValid = await checkPassword(context.username, context.password);
       if (!isValid) log.info("wrong password", { user: context.username, from: peer.ip });
       return isValid ? account : undefined;
