@@ -126,7 +126,12 @@ class GatewayConnection {
   }
 }
 
-const reasonOf = (error: unknown) => (error instanceof Refusal ? error.message : "internal error");
+/** A refusal's reason; anything else is a fault, logged in full and refused as "internal error". */
+function reasonOf(error: unknown) {
+  if (error instanceof Refusal) return error.message;
+  log.error("ssh login failed", { error: errorText(error) });
+  return "internal error";
+}
 
 /** The SSH gateway on SSH_PORT: `ssh -p PORT USER@NAMESPACE.DEVICE@HOST`. */
 export class SshGateway {
