@@ -112,6 +112,9 @@ export class Tunnel {
       headers: { authorization: `Bearer ${credentials.token}` },
       perMessageDeflate: false,
       handshakeTimeout: connectTimeoutMs,
+      // Masking guards proxies against attacker-chosen bytes; the tunnel carries only SSH
+      // ciphertext, and an all-zero key lets ws send frames without copying them.
+      generateMask: (mask: Buffer) => mask.fill(0),
     });
     const attempt: Attempt = { socket };
     this.attempt = attempt;
@@ -139,7 +142,8 @@ export class Tunnel {
       ended(this.current === "connected" ? "the tunnel closed" : "the tunnel closed before it was ready"),
     );
     socket.on("open", () => {
-      const stream = createWebSocketStream(socket);
+      // Tunnel messages are SSH packets of up to 32 KiB: a smaller buffer would pause the socket after each one.
+      const stream = createWebSocketStream(socket, { readableHighWaterMark: 1024 * 1024 });
       stream.on("error", () => ended("the tunnel's stream failed"));
       const client = new Client();
       attempt.client = client;

@@ -266,6 +266,22 @@ function openTunnel(baseUrl: string, device: Simulated): Promise<void> {
   });
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */
+async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T>) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const result = await measure();
+  const spent = Object.entries(pids)
+    .map(([name, pid]) => `${name} ${(cpuSeconds(pid) - (before[name] ?? 0)).toFixed(1)} s`)
+    .join(", ");
+  return { result, spent };
+}
+
 const rssKiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -356,16 +372,18 @@ export async function sshBenchmark(args: Map<string, string>) {
     print(
       `ssh benchmark: ${(bytes / 1024 ** 2).toFixed(0)} MB each way, ${samples} shell logins per path, ssh2 native crypto`,
     );
-    const directUp = await upload(direct, bytes);
-    const gatewayUp = await upload(viaGateway, bytes);
-    print(
-      `upload   (cat > /dev/null):  direct ${mb(directUp)}, via gateway ${mb(gatewayUp)} = ${percent(gatewayUp / directUp)} of direct`,
-    );
-    const directDown = await download(direct, bytes);
-    const gatewayDown = await download(viaGateway, bytes);
-    print(
-      `download (head /dev/zero):   direct ${mb(directDown)}, via gateway ${mb(gatewayDown)} = ${percent(gatewayDown / directDown)} of direct`,
-    );
+    const pids = { server: server.process.pid ?? 0, agent: running.child.pid ?? 0, client: process.pid };
+    for (const [label, transfer] of [
+      ["upload   (cat > /dev/null)", upload],
+      ["download (head /dev/zero)  ", download],
+    ] as const) {
+      const directRun = await withCpu(pids, () => transfer(direct, bytes));
+      const gatewayRun = await withCpu(pids, () => transfer(viaGateway, bytes));
+      print(
+        `${label}: direct ${mb(directRun.result)}, via gateway ${mb(gatewayRun.result)} = ${percent(gatewayRun.result / directRun.result)} of direct`,
+      );
+      print(`  CPU direct: ${directRun.spent}; via gateway: ${gatewayRun.spent}`);
+    }
     const directFirst: number[] = [];
     const gatewayFirst: number[] = [];
     for (let sample = 0; sample < samples; sample++) {
