@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import ssh2 from "ssh2";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { call, uniqueName } from "../e2e/api/support/client";
 import { startServer } from "../e2e/api/support/server";
 import { Agent } from "./agent";
 import { parseOsRelease, readPrimaryMac } from "./os-info";
+import { ed25519KeyPair } from "./testing";
 import type { TunnelPhase } from "./tunnel";
 
 const running: Agent[] = [];
@@ -85,6 +87,57 @@ describe("agent against the server", () => {
     const rejected = await call("PATCH", `/api/devices/${device?.uid}/reject`, { baseUrl, token });
     expect(rejected.status).toBe(200);
     await waitFor("the tunnel to go", () => agent.tunnel.phase !== "connected");
+  });
+
+  it("serves a gateway session in the tunnel and lists its uid among the sessions its heartbeat reports", async () => {
+    const baseUrl = inject("baseUrl");
+    const { tenantId, token } = await namespaceOn(baseUrl);
+    const { agent, hostname } = startAgent(baseUrl, tenantId);
+    await waitFor("the device to register", async () => (await deviceNamed(baseUrl, token, hostname)) !== undefined);
+    const device = await deviceNamed(baseUrl, token, hostname);
+    await call("PATCH", `/api/devices/${device.uid}/accept`, { baseUrl, token });
+    await waitFor("the tunnel", () => agent.tunnel.phase === "connected");
+
+    const key = ed25519KeyPair();
+    const added = await call("POST", "/api/sshkeys/public-keys", {
+      baseUrl,
+      token,
+      body: {
+        data: Buffer.from(key.public).toString("base64"),
+        name: uniqueName("k"),
+        filter: { hostname: ".*" },
+        username: ".*",
+      },
+    });
+    expect(added.status).toBe(200);
+    const info = await call("GET", "/info", { baseUrl });
+    const namespace = (await call("GET", `/api/namespaces/${tenantId}`, { baseUrl, token })).body.name as string;
+    const client = new ssh2.Client();
+    await new Promise<void>((resolve, reject) => {
+      client.once("ready", () => resolve());
+      client.once("error", reject);
+      client.connect({
+        host: "127.0.0.1",
+        port: Number(String(info.body.endpoints.ssh).split(":").pop()),
+        username: `${userInfo().username}@${namespace}.${hostname}`,
+        privateKey: key.private,
+      });
+    });
+    try {
+      const output = await new Promise<string>((resolve, reject) =>
+        client.exec("echo served; sleep 2", (error, channel) => {
+          if (error) return reject(error);
+          channel.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+        }),
+      );
+      expect(output).toBe("served\n");
+      const [served] = agent.tunnel.sessions();
+      const sessions = await call("GET", "/api/sessions?per_page=100", { baseUrl, token });
+      expect(sessions.body.map((session: { uid: string }) => session.uid)).toContain(served);
+    } finally {
+      client.end();
+    }
+    await waitFor("the session to end on the device", () => agent.tunnel.sessions().length === 0);
   });
 
   it("reconnects when the server comes back", async () => {
