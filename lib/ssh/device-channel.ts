@@ -6,7 +6,7 @@ import { tunnels } from "@/models/tunnels";
 import { internalSecret, internalSecretHeader, isInternalSecret } from "../auth/internal";
 import type { Db } from "../db";
 import { Refusal } from "./access";
-import { findTunnel, thisInstance } from "./tunnels";
+import { findTunnel, thisInstance, tunnelStreamOptions } from "./tunnels";
 import { refuseUpgrade } from "./upgrade";
 
 /** Instance-to-instance: a channel on a tunnel this instance holds, for a gateway on another. */
@@ -48,7 +48,7 @@ export async function openDeviceChannel(db: Db, request: ChannelRequest): Promis
       perMessageDeflate: false,
       handshakeTimeout: relayTimeoutMs,
     });
-    socket.once("open", () => resolve(createWebSocketStream(socket)));
+    socket.once("open", () => resolve(createWebSocketStream(socket, tunnelStreamOptions)));
     socket.once("unexpected-response", (_request, response) =>
       reject(new Refusal(`the tunnel's instance answered ${response.statusCode}`)),
     );
@@ -74,7 +74,7 @@ export class ChannelRelayEndpoint {
       .catch(() => undefined);
     if (!channel) return refuseUpgrade(socket, 502, "the device did not open a channel");
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      const stream = createWebSocketStream(webSocket);
+      const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
       channel.on("error", () => channel.close());
       stream.pipe(channel).pipe(stream);

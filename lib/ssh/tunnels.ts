@@ -23,6 +23,8 @@ const forwardedAddress = { address: "device", port: 22 };
 const handshakeMs = 30_000;
 const keepaliveMs = 30_000;
 const closeGraceMs = 2_000;
+// Tunnel messages are SSH packets of up to 32 KiB: the default 16 KiB buffer would pause the socket after each.
+export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
 
 export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey };
 
@@ -132,7 +134,7 @@ export class TunnelEndpoint {
     if (!publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
     const address = normalizeAddress(request.socket.remoteAddress);
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      const stream = createWebSocketStream(webSocket);
+      const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
       this.serve(stream, { uid: claims.uid, tenantId: claims.tenant, publicKey }, address);
     });
