@@ -34,7 +34,8 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/healthcheck`,
     timeout: 180_000,
     reuseExistingServer: false,
-    env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+    // SSH_PORT=0: the gateway listens on a port the system chooses (/info tells it).
+    env: { PORT: String(port), SSH_PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
   },
 });

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import next from "next";
 import { internalSecret } from "./lib/auth/internal";
-import { ConfigError, getConfig } from "./lib/config";
+import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
 import { directRoute, serveDirect } from "./lib/http/direct";
@@ -9,6 +10,15 @@ import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { setSshPort } from "./lib/services/service";
+import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
+import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
+import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
+import { hostPublicLine } from "./lib/ssh/keys";
+import { closeSessionsEndedElsewhere } from "./lib/ssh/live-session";
+import { setInstance, TunnelEndpoint, tunnelPath } from "./lib/ssh/tunnels";
+import { refuseUpgrade } from "./lib/ssh/upgrade";
+import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
 import { startTimers } from "./lib/timers";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
@@ -27,7 +37,10 @@ async function main() {
   // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
   internalSecret();
 
-  const app = next({ dev: isDev, dir: process.cwd() });
+  // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
+  // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
+  const nextUpgrades = new EventEmitter();
+  const app = next({ dev: isDev, dir: process.cwd(), httpServer: nextUpgrades as unknown as Server });
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((request, response) => {
@@ -43,6 +56,38 @@ async function main() {
   });
   server.keepAliveTimeout = 5_000;
 
+  // WebSockets on the API port: the agents' tunnels and the browser terminal.
+  const tunnelEndpoint = new TunnelEndpoint(database.db);
+  const terminalEndpoint = new WebTerminalEndpoint(database.db, new URL(publicUrl(config)).origin);
+  const upgrades: Record<string, { handleUpgrade: typeof tunnelEndpoint.handleUpgrade }> = {
+    [tunnelPath]: tunnelEndpoint,
+    [terminalPath]: terminalEndpoint,
+    [relayPath]: new ChannelRelayEndpoint(),
+  };
+  server.on("upgrade", (request, socket, head) => {
+    stampRequest(request);
+    const path = (request.url ?? "").split("?", 1)[0] ?? "";
+    const upgrade = upgrades[path]?.handleUpgrade(request, socket, head);
+    if (!upgrade) {
+      if (!nextUpgrades.emit("upgrade", request, socket, head))
+        refuseUpgrade(socket, 404, "no WebSocket endpoint here");
+      return;
+    }
+    upgrade.catch((error: unknown) => {
+      log.error("WebSocket upgrade failed", { path, error: errorText(error) });
+      refuseUpgrade(socket, 500, "internal server error");
+    });
+  });
+
+  // The gateway listens first, so that the API, once it answers, tells the gateway's port.
+  const gateway = new SshGateway(database.db, {
+    ...defaultGatewayOptions,
+    handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
+  });
+  const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
+  setSshPort(sshPort);
+  log.info("SSH gateway host key", { key: hostPublicLine() });
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -50,10 +95,33 @@ async function main() {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   const localHost = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
+  setInstance(config.INSTANCE_URL?.replace(/\/$/, "") ?? `http://${localHost}:${port}`);
+  // On the embedded database this is the only instance: nothing it did not start is live.
+  const isOnlyInstance = database.kind === "pglite";
+  await tunnelEndpoint.forgetStaleOwnership(isOnlyInstance);
+  if (isOnlyInstance) await unscopedEndOrphanedSessions(database.db);
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
-  log.info("listening", { url: `http://${localHost}:${port}`, host: config.HOST, port, database: database.kind });
+  log.info("listening", {
+    url: `http://${localHost}:${port}`,
+    host: config.HOST,
+    port,
+    sshPort,
+    database: database.kind,
+  });
 
-  const timers = startTimers(database.db, config);
+  const timers = [
+    ...startTimers(database.db, config),
+    // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).
+    setInterval(() => {
+      tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));
+    }, 30_000),
+    // Sessions closed through another instance's API.
+    setInterval(() => {
+      closeSessionsEndedElsewhere(database.db).catch((error: unknown) =>
+        log.warn("session sweep failed", { error: errorText(error) }),
+      );
+    }, 30_000),
+  ];
 
   let isStopping = false;
   const stop = (signal: string) => {
@@ -63,8 +131,16 @@ async function main() {
     for (const timer of timers) clearInterval(timer);
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    // WebSockets are no HTTP requests to wait for: tunnels and terminals close now.
+    const sessionsEnded = Promise.all([gateway.close(), terminalEndpoint.closeAll()]);
+    const tunnelsClosed = tunnelEndpoint
+      .closeAll()
+      .catch((error: unknown) => log.warn("closing the tunnels failed", { error: errorText(error) }));
     server.close(async () => {
       clearTimeout(force);
+      await tunnelsClosed;
+      // Session rows are ended before the database closes (a client that does not answer is cut off after 5 s).
+      await sessionsEnded;
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
       await database
         .close()

@@ -1,12 +1,14 @@
 import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
 import { simulate } from "./simulator";
+import { sshBenchmark } from "./ssh";
 
 /** `npm run bench -- NAME [--option value ...]` */
 const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> = {
   heartbeat: heartbeatBenchmark,
   devices: deviceListBenchmark,
   simulate,
+  ssh: sshBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -18,6 +18,7 @@ describe("parseConfig", () => {
       PORT: 8080,
       HOST: "0.0.0.0",
       SSH_PORT: 2222,
+      SSH_LOGIN_GRACE_SECONDS: 30,
       DATA_DIR: "./data",
       DATABASE_POOL_SIZE: 10,
       JWT_TTL_SECONDS: 86400,

@@ -32,6 +32,7 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_URL: z.url().optional(),
   SSH_PORT: integer(2222, 0, 65535),
+  SSH_LOGIN_GRACE_SECONDS: integer(30, 1, 600),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z
     .string()
@@ -62,6 +63,10 @@ export const configSchema = z.object({
     .string()
     .refine((value) => Buffer.from(value, "base64").length === 32, "expected 32 bytes in base64")
     .optional(),
+  // Several instances on one PostgreSQL: the address other instances reach this one at, and the
+  // secret they share (else each keeps its own in DATA_DIR/internal.secret).
+  INSTANCE_URL: z.url().optional(),
+  INTERNAL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMATION"> & {
@@ -71,7 +76,7 @@ export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMAT
 export class ConfigError extends Error {}
 
 // Their values never appear in messages.
-const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "SMTP_URL", "MFA_ENCRYPTION_KEY"]);
+const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "SMTP_URL", "MFA_ENCRYPTION_KEY", "INTERNAL_SECRET"]);
 
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {

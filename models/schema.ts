@@ -9,5 +9,6 @@ export * from "./public-keys";
 export * from "./rate-limits";
 export * from "./session-records";
 export * from "./sessions";
+export * from "./tunnels";
 export * from "./user-tokens";
 export * from "./users";

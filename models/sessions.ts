@@ -21,6 +21,8 @@ export const sessions = pgTable(
     recorded: boolean("recorded").notNull().default(false),
     type: text("type").notNull().default(""),
     term: text("term").notNull().default(""),
+    // Why the gateway refused or ended the connection, for operators; empty when it went well.
+    reason: text("reason").notNull().default(""),
     position: jsonb("position").$type<{ latitude: number; longitude: number }>(),
   },
   (table) => [index("sessions_tenant_started_idx").on(table.tenantId, table.startedAt)],

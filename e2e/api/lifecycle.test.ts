@@ -413,8 +413,9 @@ describe("server life cycle", { timeout: 180_000 }, () => {
   });
 
   it("describes itself at GET /info from PUBLIC_URL and SSH_PORT", async () => {
+    const sshPort = String(await freePort());
     const [configured, withPort, plain] = await Promise.all([
-      freshData().then((env) => start({ ...env, PUBLIC_URL: "https://devices.example.org", SSH_PORT: "2022" })),
+      freshData().then((env) => start({ ...env, PUBLIC_URL: "https://devices.example.org", SSH_PORT: sshPort })),
       freshData().then((env) => start({ ...env, PUBLIC_URL: "http://ssh.example.net:8443/" })),
       freshData().then((env) => start(env)),
     ]);
@@ -423,16 +424,20 @@ describe("server life cycle", { timeout: 180_000 }, () => {
     expect(info.status).toBe(200);
     expect(info.body).toEqual({
       version: packageJson.version,
-      endpoints: { api: "devices.example.org:443", ssh: "devices.example.org:2022" },
+      endpoints: { api: "devices.example.org:443", ssh: `devices.example.org:${sshPort}` },
     });
 
     const portInfo = await call("GET", "/info", { baseUrl: withPort.url });
-    expect(portInfo.body.endpoints).toEqual({ api: "ssh.example.net:8443", ssh: "ssh.example.net:2222" });
+    // Without SSH_PORT, the test servers' gateways listen on ports the system chooses.
+    expect(portInfo.body.endpoints).toEqual({
+      api: "ssh.example.net:8443",
+      ssh: `ssh.example.net:${withPort.sshPort}`,
+    });
 
     const plainInfo = await call("GET", "/info", { baseUrl: plain.url });
     expect(plainInfo.body).toEqual({
       version: packageJson.version,
-      endpoints: { api: `localhost:${plain.port}`, ssh: "localhost:2222" },
+      endpoints: { api: `localhost:${plain.port}`, ssh: `localhost:${plain.sshPort}` },
     });
   });
 });

@@ -5,7 +5,8 @@ describe("service", () => {
   it("answers /info and the health check", async () => {
     const info = await call("GET", "/info");
     expect(info.status).toBe(200);
-    expect(info.body.endpoints.ssh).toMatch(/:2222$/);
+    // The test server's gateway listens on a port the system chose: /info tells that one.
+    expect(Number(info.body.endpoints.ssh.split(":").pop())).toBeGreaterThan(0);
     expect((await call("GET", "/api/healthcheck")).body).toEqual({ status: "ok" });
   });
 

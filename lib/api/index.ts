@@ -10,6 +10,7 @@ import { namespaceOperations } from "./namespaces";
 import { publicKeyOperations } from "./public-keys";
 import { serviceOperations } from "./service";
 import { sessionOperations } from "./sessions";
+import { terminalOperations } from "./terminal";
 import { userOperations } from "./users";
 
 /** Every HTTP operation of the service: the OpenAPI document and the role-matrix test read this list. */
@@ -25,6 +26,7 @@ export const operations = [
   ...publicKeyOperations,
   ...firewallOperations,
   ...sessionOperations,
+  ...terminalOperations,
   ...announcementOperations,
   ...internalOperations,
 ];

@@ -4,9 +4,13 @@ import { loadOrCreateSecret } from "../secrets";
 
 export const internalSecretHeader = "x-internal-secret";
 
-/** The secret shared by the server and local tools (admin CLI), kept in DATA_DIR. */
+/**
+ * The secret shared by the server and local tools (admin CLI), kept in DATA_DIR, or given as
+ * INTERNAL_SECRET to every instance of a multi-instance deployment.
+ */
 export function internalSecret(): string {
-  return loadOrCreateSecret(getConfig().DATA_DIR, "internal.secret");
+  const config = getConfig();
+  return config.INTERNAL_SECRET ?? loadOrCreateSecret(config.DATA_DIR, "internal.secret");
 }
 
 export function isInternalSecret(candidate: string | null): boolean {

@@ -27,6 +27,7 @@ export const actions = [
   "device.status",
   "device.tag",
   "device.delete",
+  "device.connect",
   "tag.read",
   "tag.manage",
   "publickey.read",
@@ -51,7 +52,14 @@ const observer: Action[] = [
   "firewall.read",
   "stats.read",
 ];
-const operator: Action[] = [...observer, "device.update", "device.status", "device.tag", "tag.manage"];
+const operator: Action[] = [
+  ...observer,
+  "device.update",
+  "device.status",
+  "device.tag",
+  "device.connect",
+  "tag.manage",
+];
 const administrator: Action[] = [
   ...operator,
   "namespace.update",

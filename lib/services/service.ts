@@ -8,10 +8,18 @@ export async function checkHealth(db: Executor) {
   return { status: "ok" as const };
 }
 
+const store = globalThis as typeof globalThis & { __dasSshPort?: number };
+
+/** The port the SSH gateway listens on, once it does (SSH_PORT=0 lets the system choose one). */
+export function setSshPort(port: number) {
+  store.__dasSshPort = port;
+}
+
 /** Where clients reach the API and the SSH gateway, as `host:port`. */
 export function describeServer() {
   const config = getConfig();
   const url = new URL(publicUrl(config));
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return { version, endpoints: { api: `${url.hostname}:${port}`, ssh: `${url.hostname}:${config.SSH_PORT}` } };
+  const sshPort = store.__dasSshPort ?? config.SSH_PORT;
+  return { version, endpoints: { api: `${url.hostname}:${port}`, ssh: `${url.hostname}:${sshPort}` } };
 }

@@ -221,14 +221,41 @@ export async function touchSessions(db: Executor, deviceUid: string, tenantId: s
   return touched.length;
 }
 
-/** The connection ended: the session stays listed, inactive. False when there is no such session. */
-export async function endSession(db: Executor, tenantId: string, uid: string) {
+/**
+ * What the session's first channel is (`shell`, `exec`, `scp`, `sftp`, `direct-tcpip`) and its
+ * terminal type; later channels of the same connection do not change it. Unscoped, as above.
+ */
+export async function unscopedSetSessionKind(db: Executor, uid: string, type: string, term: string) {
+  await db
+    .update(sessions)
+    .set({ type, term })
+    .where(and(eq(sessions.uid, uid), eq(sessions.type, "")));
+}
+
+/**
+ * The connection ended: the session stays listed, inactive, with the reason the gateway refused
+ * or ended it (empty when it went well). False when there is no such session.
+ */
+export async function endSession(db: Executor, tenantId: string, uid: string, reason = "") {
   const ended = await db
     .update(sessions)
-    .set({ active: false, lastSeen: sql`now()` })
+    .set({ active: false, lastSeen: sql`now()`, reason })
     .where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)))
     .returning({ uid: sessions.uid });
   return ended.length > 0;
+}
+
+/**
+ * Ends the sessions left active by a server that stopped without ending them (a crash): only
+ * when no other instance can be serving them (the embedded database has one). Returns how many.
+ */
+export async function unscopedEndOrphanedSessions(db: Executor) {
+  const ended = await db
+    .update(sessions)
+    .set({ active: false, reason: "the server stopped during the session" })
+    .where(eq(sessions.active, true))
+    .returning({ uid: sessions.uid });
+  return ended.length;
 }
 
 export type Frame = { time: Date; message: string; width: number; height: number };

@@ -22,6 +22,8 @@ export const newDataDir = () => mkdtempSync(path.join(tmpdir(), "das-test-"));
 export type RunningServer = {
   url: string;
   port: number;
+  /** The SSH gateway's port. */
+  sshPort: number;
   dataDir: string;
   process: ChildProcess;
   output: () => string;
@@ -43,7 +45,16 @@ export async function startServer(
   const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env, PORT: String(port), DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      // Each test server's gateway listens on a port the system chooses; /info tells which.
+      SSH_PORT: "0",
+      ...env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -69,9 +80,12 @@ export async function startServer(
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const info = (await (await fetch(`${url}/info`)).json()) as { endpoints: { ssh: string } };
+  const sshPort = Number(info.endpoints.ssh.split(":").pop());
   return {
     url,
     port,
+    sshPort,
     dataDir,
     process: child,
     output: () => output,

@@ -1,0 +1,62 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import ssh2 from "ssh2";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadDeviceKey, ServerKeyPin } from "./identity";
+import { ed25519KeyPair } from "./testing";
+
+let dataDir = "";
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+const newDataDir = () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "das-agent-identity-"));
+  return dataDir;
+};
+
+const blobOf = (line: string) => Buffer.from(line.split(" ")[1] ?? "", "base64");
+
+describe("device key", () => {
+  it("is created once, owner-only, and kept", () => {
+    const directory = newDataDir();
+    const first = loadDeviceKey(directory);
+    expect(statSync(path.join(directory, "agent.key")).mode & 0o777).toBe(0o600);
+    expect(first.publicPem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(first.parsed.type).toBe("ssh-rsa");
+    expect(loadDeviceKey(directory).publicPem).toBe(first.publicPem);
+  });
+
+  it("can be given as a PKCS#8 file, and must be RSA", () => {
+    const directory = newDataDir();
+    const file = path.join(directory, "given.pem");
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    writeFileSync(file, privateKey.export({ type: "pkcs8", format: "pem" }));
+    expect(loadDeviceKey(directory, file).publicPem).toBe(publicKey.export({ type: "spki", format: "pem" }));
+    writeFileSync(file, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
+    expect(() => loadDeviceKey(directory, file)).toThrow(/RSA/);
+  });
+});
+
+describe("server host key pin", () => {
+  it("trusts the first key, keeps it on disk and refuses any other", () => {
+    const directory = newDataDir();
+    const [first, second] = [ed25519KeyPair(), ed25519KeyPair()];
+    const pin = new ServerKeyPin(directory);
+    expect(pin.matches(blobOf(first.public))).toBe(false);
+    expect(pin.verify(blobOf(first.public))).toBe(true);
+    expect(pin.verify(blobOf(second.public))).toBe(false);
+    expect(readFileSync(path.join(directory, "server_host_key.pub"), "utf8")).toBe(
+      `${first.public.split(" ").slice(0, 2).join(" ")}\n`,
+    );
+    const reloaded = new ServerKeyPin(directory);
+    expect(reloaded.verify(blobOf(second.public))).toBe(false);
+    expect(reloaded.matches(blobOf(first.public))).toBe(true);
+  });
+
+  it("takes the key up front instead", () => {
+    const [given, other] = [ed25519KeyPair(), ed25519KeyPair()];
+    const pin = new ServerKeyPin(newDataDir(), given.public);
+    expect(pin.verify(blobOf(other.public))).toBe(false);
+    expect(pin.verify(blobOf(given.public))).toBe(true);
+  });
+});

@@ -1,0 +1,410 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createPublicKey } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir, userInfo } from "node:os";
+import path from "node:path";
+import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
+import WebSocket, { createWebSocketStream } from "ws";
+import { ed25519KeyPair } from "../agent/testing";
+import { freePort, type RunningServer, root, startServer } from "../e2e/api/support/server";
+import { ensureBuild } from "../lib/build/ensure-build";
+
+type Api = { baseUrl: string; token?: string };
+
+async function api<T = any>(method: string, url: string, { baseUrl, token }: Api, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${url}`, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A user with a namespace, and the user's token for it. */
+async function seedOwner(baseUrl: string) {
+  const user = { name: "Bench", username: "bench", email: "bench@example.com", password: "bench-password" };
+  const { token } = await api<{ token: string }>("POST", "/api/register", { baseUrl }, user);
+  const { tenant_id: tenantId } = await api<{ tenant_id: string }>(
+    "POST",
+    "/api/namespaces",
+    { baseUrl, token },
+    {
+      name: "bench",
+    },
+  );
+  const switched = await api<{ token: string }>("GET", `/api/token/${tenantId}`, { baseUrl, token });
+  return { tenantId, namespace: "bench", owner: { baseUrl, token: switched.token } };
+}
+
+async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 60) {
+  for (const deadline = Date.now() + seconds * 1000; !(await condition()); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
+
+/** The real agent (`agent/main.ts`) as a process, also serving its SSH server on `listenPort` for the baseline. */
+function startAgent(baseUrl: string, tenantId: string, hostname: string, listenPort: number): RealAgent {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "das-bench-agent-"));
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "agent/main.ts", "--server", baseUrl, "--tenant-id", tenantId, "--hostname", hostname],
+    {
+      cwd: root,
+      env: { ...process.env, AGENT_DATA_DIR: dataDir, AGENT_LISTEN: `127.0.0.1:${listenPort}`, LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  return { child, output: () => output, dataDir };
+}
+
+function connect(config: ConnectConfig): Promise<Client> {
+  const client = new ssh2.Client();
+  return new Promise((resolve, reject) => {
+    client.once("ready", () => resolve(client));
+    client.once("error", reject);
+    client.connect({ readyTimeout: 60_000, ...config });
+  });
+}
+
+function exec(client: Client, command: string): Promise<ClientChannel> {
+  return new Promise((resolve, reject) =>
+    client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))),
+  );
+}
+
+const closed = (channel: ClientChannel) =>
+  new Promise<number | undefined>((resolve) => {
+    let code: number | undefined;
+    channel.on("exit", (status: number | null) => {
+      code = status ?? undefined;
+    });
+    channel.once("close", () => resolve(code));
+    // A stream's close waits for its output to be read.
+    channel.resume();
+    channel.stderr.resume();
+  });
+
+/** Bytes per second of `bytes` written into `cat > /dev/null` on the device, until its exit status. */
+async function upload(config: ConnectConfig, bytes: number): Promise<number> {
+  const client = await connect(config);
+  try {
+    const channel = await exec(client, "cat > /dev/null");
+    const done = closed(channel);
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    const started = performance.now();
+    for (let sent = 0; sent < bytes; ) {
+      const size = Math.min(chunk.length, bytes - sent);
+      if (!channel.write(size === chunk.length ? chunk : chunk.subarray(0, size))) await once(channel, "drain");
+      sent += size;
+    }
+    channel.end();
+    if ((await done) !== 0) throw new Error("cat did not exit with 0");
+    return bytes / ((performance.now() - started) / 1000);
+  } finally {
+    client.end();
+  }
+}
+
+/** Bytes per second of `head -c bytes /dev/zero` read from the device. */
+async function download(config: ConnectConfig, bytes: number): Promise<number> {
+  const client = await connect(config);
+  try {
+    const started = performance.now();
+    const channel = await exec(client, `head -c ${bytes} /dev/zero`);
+    let received = 0;
+    channel.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    const code = await closed(channel);
+    if (code !== 0 || received !== bytes) throw new Error(`received ${received} of ${bytes} bytes, exit ${code}`);
+    return bytes / ((performance.now() - started) / 1000);
+  } finally {
+    client.end();
+  }
+}
+
+/** Milliseconds from the TCP connect to the first byte of a login shell on a pty. */
+async function firstShellByte(config: ConnectConfig): Promise<number> {
+  const started = performance.now();
+  const client = await connect(config);
+  try {
+    return await new Promise<number>((resolve, reject) =>
+      client.shell({ term: "xterm", cols: 80, rows: 24 }, (error, channel) => {
+        if (error) return reject(error);
+        channel.once("data", () => {
+          resolve(performance.now() - started);
+          channel.close();
+        });
+      }),
+    );
+  } finally {
+    client.end();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** Exit statuses of `count` short commands `exit N` through one connection: how many came back right. */
+async function exitStatuses(config: ConnectConfig, count: number): Promise<number> {
+  const client = await connect(config);
+  let right = 0;
+  try {
+    for (let index = 0; index < count; index++) {
+      const expected = (index * 37) % 256;
+      const channel = await exec(client, `exit ${expected}`);
+      if ((await closed(channel)) === expected) right += 1;
+    }
+  } finally {
+    client.end();
+  }
+  return right;
+}
+
+/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
+function simulatedKey() {
+  const pair = ed25519KeyPair();
+  const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
+  const x = blob.subarray(blob.length - 32).toString("base64url");
+  const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
+    .export({ type: "spki", format: "pem" })
+    .toString();
+  return { privateKey: pair.private, pem };
+}
+
+type Simulated = { uid: string; token: string; privateKey: string; client?: Client };
+
+/** Registers and accepts `count` devices, each with its own key. */
+async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
+  const devices: Simulated[] = [];
+  await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    32,
+    async (index) => {
+      const key = simulatedKey();
+      const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
+        .map((byte) => byte.toString(16).padStart(2, "0"))
+        .join(":");
+      const body = {
+        info: {
+          id: "debian",
+          pretty_name: "Debian GNU/Linux 12",
+          version: "0.1.0",
+          arch: "x86_64",
+          platform: "native",
+        },
+        sessions: [],
+        hostname: `sim-${index}`,
+        identity: { mac },
+        public_key: key.pem,
+        tenant_id: tenantId,
+      };
+      const answer = await api<{ uid: string; token: string }>(
+        "POST",
+        "/api/devices/auth",
+        { baseUrl: owner.baseUrl },
+        body,
+      );
+      devices.push({ uid: answer.uid, token: answer.token, privateKey: key.privateKey });
+    },
+  );
+  await inParallel(devices, 8, async (device) => {
+    await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
+  });
+  return devices;
+}
+
+/** One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`. */
+function openTunnel(baseUrl: string, device: Simulated): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agent/tunnel`, {
+      headers: { authorization: `Bearer ${device.token}` },
+      perMessageDeflate: false,
+    });
+    socket.once("unexpected-response", (_request, response) =>
+      reject(new Error(`tunnel refused: ${response.statusCode}`)),
+    );
+    socket.once("error", reject);
+    socket.once("open", () => {
+      const client = new ssh2.Client();
+      device.client = client;
+      client.once("error", reject);
+      client.once("ready", () => client.forwardIn("device", 22, (error) => (error ? reject(error) : resolve())));
+      try {
+        client.connect({
+          sock: createWebSocketStream(socket),
+          username: device.uid,
+          privateKey: device.privateKey,
+          readyTimeout: 120_000,
+        });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */
+async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T>) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const result = await measure();
+  const spent = Object.entries(pids)
+    .map(([name, pid]) => `${name} ${(cpuSeconds(pid) - (before[name] ?? 0)).toFixed(1)} s`)
+    .join(", ");
+  return { result, spent };
+}
+
+const rssKiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Server RSS per idle connected agent: `count` tunnels opened from this process. */
+async function memoryPerAgent(server: RunningServer, owner: Api, tenantId: string, count: number) {
+  const devices = await simulatedDevices(owner, tenantId, count);
+  await settle(5_000);
+  const before = rssKiB(server.process.pid ?? 0);
+  const started = performance.now();
+  await inParallel(devices, 32, (device) => openTunnel(server.url, device));
+  const connectSeconds = (performance.now() - started) / 1000;
+  await settle(10_000);
+  const after = rssKiB(server.process.pid ?? 0);
+  for (const device of devices) device.client?.end();
+  return { before, after, perAgentKiB: (after - before) / count, connectSeconds };
+}
+
+function parseSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([KMG]?)B?$/i.exec(text.trim());
+  if (!match) throw new Error(`--size: expected a size like 100M or 1G, got ${text}`);
+  const unit = { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[(match[2] ?? "").toUpperCase() as "" | "K" | "M" | "G"];
+  return Math.round(Number(match[1]) * unit);
+}
+
+const mb = (bytesPerSecond: number) => `${(bytesPerSecond / 1024 ** 2).toFixed(1)} MB/s`;
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
+
+/**
+ * `npm run bench -- ssh [--size 1G] [--agents 5000] [--samples 10]`: the SSH path through the
+ * gateway, the tunnel and the real agent, as ratios to a direct SSH connection to the same agent's
+ * SSH server measured in the same run; exit statuses relayed; server memory per idle tunnel.
+ */
+export async function sshBenchmark(args: Map<string, string>) {
+  const bytes = parseSize(args.get("size") ?? "1G");
+  const agentCount = Number(args.get("agents") ?? 5_000);
+  const samples = Number(args.get("samples") ?? 10);
+  // ssh2 is many times slower on its JavaScript fallback: the figures mean nothing without it.
+  const cryptoModule = createRequire(path.join(root, "package.json"))("ssh2/lib/protocol/crypto") as {
+    bindingAvailable: boolean;
+  };
+  if (!cryptoModule.bindingAvailable) throw new Error("ssh2's native crypto binding did not load");
+  ensureBuild();
+
+  const server = await startServer({ DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });
+  let agent: RealAgent | undefined;
+  try {
+    const { tenantId, namespace, owner } = await seedOwner(server.url);
+    const info = await api<{ endpoints: { ssh: string } }>("GET", "/info", { baseUrl: server.url });
+    const sshPort = Number(info.endpoints.ssh.split(":").pop());
+    const listenPort = await freePort();
+    const hostname = "bench-device";
+    agent = startAgent(server.url, tenantId, hostname, listenPort);
+    const running = agent;
+    let uid = "";
+    await waitFor("the agent's device", async () => {
+      const pending = await api<{ uid: string; name: string }[]>("GET", "/api/devices?status=pending", owner);
+      uid = pending.find((device) => device.name === hostname)?.uid ?? "";
+      return uid !== "";
+    });
+    await api("PATCH", `/api/devices/${uid}/accept`, owner);
+    await waitFor(`the agent's tunnel:\n${running.output()}`, () => running.output().includes('"tunnel connected"'));
+
+    // The bench logs in as itself: through the gateway with a namespace key, directly with the
+    // gateway's host key (the one key the agent's SSH server accepts besides passwords).
+    const user = userInfo().username;
+    const clientKey = ed25519KeyPair();
+    await api("POST", "/api/sshkeys/public-keys", owner, {
+      data: Buffer.from(clientKey.public).toString("base64"),
+      name: "bench",
+      filter: { hostname: ".*" },
+      username: ".*",
+    });
+    const viaGateway: ConnectConfig = {
+      host: "127.0.0.1",
+      port: sshPort,
+      username: `${user}@${namespace}.${hostname}`,
+      privateKey: clientKey.private,
+    };
+    const direct: ConnectConfig = {
+      host: "127.0.0.1",
+      port: listenPort,
+      username: user,
+      privateKey: readFileSync(path.join(server.dataDir, "ssh_host_ed25519_key")),
+    };
+
+    const print = (line: string) => process.stdout.write(`${line}\n`);
+    print(
+      `ssh benchmark: ${(bytes / 1024 ** 2).toFixed(0)} MB each way, ${samples} shell logins per path, ssh2 native crypto`,
+    );
+    const pids = { server: server.process.pid ?? 0, agent: running.child.pid ?? 0, client: process.pid };
+    for (const [label, transfer] of [
+      ["upload   (cat > /dev/null)", upload],
+      ["download (head /dev/zero)  ", download],
+    ] as const) {
+      const directRun = await withCpu(pids, () => transfer(direct, bytes));
+      const gatewayRun = await withCpu(pids, () => transfer(viaGateway, bytes));
+      print(
+        `${label}: direct ${mb(directRun.result)}, via gateway ${mb(gatewayRun.result)} = ${percent(gatewayRun.result / directRun.result)} of direct`,
+      );
+      print(`  CPU direct: ${directRun.spent}; via gateway: ${gatewayRun.spent}`);
+    }
+    const directFirst: number[] = [];
+    const gatewayFirst: number[] = [];
+    for (let sample = 0; sample < samples; sample++) {
+      directFirst.push(await firstShellByte(direct));
+      gatewayFirst.push(await firstShellByte(viaGateway));
+    }
+    const [directMs, gatewayMs] = [median(directFirst), median(gatewayFirst)];
+    print(
+      `first shell byte (median):   direct ${directMs.toFixed(0)} ms, via gateway ${gatewayMs.toFixed(0)} ms = direct + ${(gatewayMs - directMs).toFixed(0)} ms`,
+    );
+    print(`exit statuses relayed right: ${await exitStatuses(viaGateway, 100)} of 100`);
+    if (agentCount > 0) {
+      const memory = await memoryPerAgent(server, owner, tenantId, agentCount);
+      print(
+        `idle tunnels: ${agentCount} connected in ${memory.connectSeconds.toFixed(1)} s; server RSS ${(memory.before / 1024).toFixed(0)} -> ${(memory.after / 1024).toFixed(0)} MB = ${memory.perAgentKiB.toFixed(1)} KB per agent`,
+      );
+    }
+  } finally {
+    agent?.child.kill("SIGTERM");
+    if (agent) rmSync(agent.dataDir, { recursive: true, force: true });
+    await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}

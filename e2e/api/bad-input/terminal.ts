@@ -1,0 +1,48 @@
+import type { Table } from "../support/bad-input";
+import { seedNamespace } from "../support/client";
+import { seedDevice } from "../support/sessions";
+
+const longText = (length: number) => "a".repeat(length);
+
+function createTerminalTokenTable(): Table {
+  return {
+    setup: async () => {
+      const namespace = await seedNamespace();
+      const device = await seedDevice(namespace);
+      // Tokens live in the server's memory only: a refused request has nothing to write.
+      return {
+        credentials: { token: namespace.owner.tenantToken },
+        values: { device: device.uid },
+        verify: async () => {},
+      };
+    },
+    cases: [
+      ["an empty body", () => ({ body: {} }), ["device", "username"]],
+      ["no credential", (v) => ({ body: { device: v.device, username: "root" } }), ["password"]],
+      [
+        "both credentials",
+        (v) => ({ body: { device: v.device, username: "root", password: "x", private_key: "y" } }),
+        ["password"],
+      ],
+      [
+        "a device uid that is not hex",
+        () => ({ body: { device: "z".repeat(64), username: "root", password: "x" } }),
+        ["device"],
+      ],
+      ["an empty username", (v) => ({ body: { device: v.device, username: "", password: "x" } }), ["username"]],
+      [
+        "a 256-character username",
+        (v) => ({ body: { device: v.device, username: longText(256), password: "x" } }),
+        ["username"],
+      ],
+      ["an empty password", (v) => ({ body: { device: v.device, username: "root", password: "" } }), ["password"]],
+      [
+        "a private key that is not a key",
+        (v) => ({ body: { device: v.device, username: "root", private_key: "not a key" } }),
+        ["private_key"],
+      ],
+    ],
+  };
+}
+
+export const tables: Record<string, () => Table> = { createTerminalToken: createTerminalTokenTable };

@@ -1,0 +1,63 @@
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { call, type SeededNamespace } from "../api/support/client";
+import { type RunningServer, startServer } from "../api/support/server";
+import { isRoot, type RunningAgent, sshPort, sshWithPassword, startDevice, type TestDevice, waitFor } from "./support";
+
+// Several instances share one PostgreSQL server; the embedded database has one instance only.
+const isPostgres = inject("databaseUrl") !== "";
+
+describe.skipIf(!isRoot || !isPostgres)("a second instance reaches a device whose tunnel is on the first", () => {
+  let second: RunningServer;
+  let testDevice: TestDevice;
+  let namespace: SeededNamespace;
+  let agent: RunningAgent;
+  let account: TestDevice["account"];
+  let deviceUid: string;
+
+  beforeAll(async () => {
+    // The test run's server holds the tunnel; the second instance shares its database and secret.
+    const secret = readFileSync(path.join(inject("dataDir"), "internal.secret"), "utf8").trim();
+    second = await startServer({ DATABASE_URL: inject("databaseUrl"), INTERNAL_SECRET: secret });
+    testDevice = await startDevice();
+    ({ namespace, account, agent, deviceUid } = testDevice);
+  });
+
+  afterAll(async () => {
+    await testDevice?.stop();
+    await second?.stop();
+    if (second) rmSync(second.dataDir, { recursive: true, force: true });
+  });
+
+  it("logs in and runs a command through the other instance's gateway", async () => {
+    const port = await sshPort(second.url);
+    const target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    const result = await sshWithPassword(port, account.password, [target, "echo relayed; exit 4"]);
+    expect(result.stdout).toBe("relayed\n");
+    expect(result.code).toBe(4);
+  });
+
+  it("ends a session served by the other instance when it is closed through this one's API", async () => {
+    const port = await sshPort(second.url);
+    const target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    type Row = { uid: string; active: boolean; authenticated: boolean };
+    const sessions = async () =>
+      (await call("GET", "/api/sessions", { token: namespace.owner.tenantToken })).body as Row[];
+    const known = new Set((await sessions()).map((session) => session.uid));
+    const long = sshWithPassword(port, account.password, [target, "sleep 600"]);
+    let uid = "";
+    await waitFor("the live session", async () => {
+      const live = (await sessions()).find((row) => !known.has(row.uid) && row.active && row.authenticated);
+      uid = live?.uid ?? "";
+      return uid !== "";
+    });
+    const closed = await call("POST", `/api/sessions/${uid}/close`, {
+      token: namespace.owner.tenantToken,
+      body: { device: deviceUid },
+    });
+    expect(closed.status).toBeLessThan(300);
+    // The serving instance checks its live sessions every 30 s.
+    expect((await long).code).not.toBe(0);
+  });
+});

@@ -1,0 +1,288 @@
+import { createPrivateKey, generateKeyPairSync, randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import path from "node:path";
+import ssh2 from "ssh2";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import WebSocket, { createWebSocketStream } from "ws";
+import { authDevice } from "../api/support/agents";
+import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { type RunningServer, startServer } from "../api/support/server";
+import { seedDevice } from "../api/support/sessions";
+import {
+  clientOptions,
+  isRoot,
+  keyOnly,
+  keyPair,
+  type RunningAgent,
+  run,
+  scratchDir,
+  sshPort,
+  sshTo,
+  sshWithPassword,
+  startDevice,
+  type TestDevice,
+  waitFor,
+} from "./support";
+
+const tunnelUrl = () => `${inject("baseUrl").replace(/^http/, "ws")}/agent/tunnel`;
+
+/** The HTTP status with which the tunnel endpoint refuses an upgrade (0 when it upgrades). */
+function tunnelUpgradeStatus(token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(tunnelUrl(), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    socket.once("unexpected-response", (_request, response) => resolve(response.statusCode ?? -1));
+    socket.once("open", () => {
+      socket.close();
+      resolve(0);
+    });
+    socket.once("error", reject);
+  });
+}
+
+type TestTunnel = { close: () => void };
+
+/**
+ * Opens a tunnel with the device token as an agent would, logging in with `privateKey` as the
+ * device uid: the open tunnel once the server accepted the login and the `tcpip-forward`.
+ */
+function openTunnel(token: string, uid: string, privateKey: string): Promise<TestTunnel | undefined> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(tunnelUrl(), { headers: { authorization: `Bearer ${token}` } });
+    socket.once("unexpected-response", () => resolve(undefined));
+    socket.once("open", () => {
+      const client = new ssh2.Client();
+      const close = () => {
+        client.end();
+        socket.close();
+      };
+      client.once("ready", () =>
+        client.forwardIn("device", 22, (error) => {
+          if (!error) return resolve({ close });
+          close();
+          resolve(undefined);
+        }),
+      );
+      client.once("error", () => {
+        close();
+        resolve(undefined);
+      });
+      client.connect({ sock: createWebSocketStream(socket), username: uid, privateKey, readyTimeout: 20_000 });
+    });
+  });
+}
+
+describe("the tunnel endpoint", () => {
+  it("refuses an upgrade without a device token (401) and for a device that is not accepted (403)", async () => {
+    expect(await tunnelUpgradeStatus()).toBe(401);
+    expect(await tunnelUpgradeStatus("not-a-token")).toBe(401);
+    const namespace = await seedNamespace();
+    const pending = await seedDevice(namespace);
+    expect(await tunnelUpgradeStatus(pending.token)).toBe(403);
+  });
+});
+
+describe("the gateway's handshake deadline", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ SSH_LOGIN_GRACE_SECONDS: "1" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(server?.dataDir ?? "", { recursive: true, force: true });
+  });
+
+  it("drops a client that connects and never logs in", async () => {
+    const port = await sshPort(server.url);
+    const socket = connect(port, "127.0.0.1");
+    let isClosed = false;
+    socket.on("data", () => {});
+    socket.once("close", () => {
+      isClosed = true;
+    });
+    await waitFor("the gateway to drop the idle client", () => isClosed, 20);
+  });
+});
+
+describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)", () => {
+  let testDevice: TestDevice;
+  let namespace: SeededNamespace;
+  let agent: RunningAgent;
+  let account: TestDevice["account"];
+  let port: number;
+  let deviceUid: string;
+  let scratch: string;
+  let key: { file: string; line: string };
+  let target: string;
+  const owner = () => ({ token: namespace.owner.tenantToken });
+  const ssh = (args: string[], input = "") => sshTo(port, args, input);
+  /** A device token got, as its agent gets it, from what the API shows of the device. */
+  async function tokenFromPublicIdentity(): Promise<{ uid: string; token: string }> {
+    const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
+    const response = await authDevice({
+      info: device.info,
+      sessions: [],
+      hostname: agent.hostname,
+      identity: device.identity,
+      public_key: device.public_key,
+      tenant_id: namespace.tenantId,
+    });
+    return response.body;
+  }
+  const sessionCount = async () =>
+    (await call("GET", "/api/sessions?per_page=1", owner())).headers.get("x-total-count");
+
+  beforeAll(async () => {
+    port = await sshPort();
+    scratch = scratchDir();
+    testDevice = await startDevice();
+    ({ namespace, account, agent, deviceUid, target } = testDevice);
+    key = keyPair(scratch);
+    const added = await call("POST", "/api/sshkeys/public-keys", {
+      ...owner(),
+      body: {
+        data: Buffer.from(key.line).toString("base64"),
+        name: "floor",
+        filter: { hostname: ".*" },
+        username: ".*",
+      },
+    });
+    expect(added.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await testDevice?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("gives no tunnel to one who knows only the device's public identity, and keeps the device's", async () => {
+    // The public identity is enough for a device token of the same device...
+    const impostor = await tokenFromPublicIdentity();
+    expect(impostor.uid).toBe(deviceUid);
+    // ...but not for a tunnel: that takes the device's private key.
+    const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
+      .privateKey.export({ type: "pkcs1", format: "pem" })
+      .toString();
+    expect(await openTunnel(impostor.token, deviceUid, otherKey)).toBeUndefined();
+    expect(await ssh([...keyOnly(key.file), target, "echo still-here"])).toMatchObject({
+      code: 0,
+      stdout: "still-here\n",
+    });
+  });
+
+  it("lets a newer tunnel proven with the device key replace the older one", async () => {
+    const credentials = await tokenFromPublicIdentity();
+    const deviceKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")))
+      .export({ type: "pkcs1", format: "pem" })
+      .toString();
+    const since = agent.output().length;
+    const newer = await openTunnel(credentials.token, deviceUid, deviceKey);
+    expect(newer).toBeDefined();
+    // The agent's own tunnel was closed by the newer one...
+    await waitFor("the agent to lose its tunnel", () => agent.output().slice(since).includes("tunnel unavailable"));
+    newer?.close();
+    // ...and the agent, reconnecting, replaces it in turn.
+    await agent.tunnelUp(since);
+    expect(await ssh([...keyOnly(key.file), target, "echo back"])).toMatchObject({ code: 0, stdout: "back\n" });
+  });
+
+  it("answers a public-key query without a signature with no session row and no call to the device", async () => {
+    const before = await sessionCount();
+    const agentOutput = agent.output().length;
+    const query = await ssh([
+      "-v",
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "IdentitiesOnly=yes",
+      "-i",
+      `${key.file}.pub`,
+      target,
+      "true",
+    ]);
+    expect(query.code).toBe(255);
+    expect(query.stderr).toContain("Server accepts key");
+    expect(await sessionCount()).toBe(before);
+    expect(agent.output().slice(agentOutput)).not.toMatch(/"message":"(login|authentication failed)"/);
+  });
+
+  it("drops a connection after 6 refused attempts", async () => {
+    let attempts = 0;
+    const username = `nobody-${randomBytes(3).toString("hex")}@${namespace.name}.${agent.hostname}`;
+    const client = new ssh2.Client();
+    const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
+    client.on("error", () => {});
+    client.connect({
+      host: "127.0.0.1",
+      port,
+      username,
+      authHandler: (_methodsLeft, _partial, next) => {
+        attempts += 1;
+        if (attempts > 20) return next(false as never);
+        next({ type: "password", username, password: `guess-${attempts}` });
+      },
+      readyTimeout: 60_000,
+    });
+    await closed;
+    expect(attempts).toBeLessThanOrEqual(7);
+  });
+
+  it("locks the (source, login) pair after 3 failed passwords, even for the right one", async () => {
+    const byUid = `${account.name}@${deviceUid}@127.0.0.1`;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const wrong = await sshWithPassword(port, "wrong", ["-o", "NumberOfPasswordPrompts=1", byUid, "true"]);
+      expect(wrong.code).not.toBe(0);
+    }
+    const right = await sshWithPassword(port, account.password, [byUid, "true"]);
+    expect(right.code).not.toBe(0);
+    // Another login name from the same source is not locked.
+    const other = await sshWithPassword(port, account.password, [target, "true"]);
+    expect(other.code).toBe(0);
+  });
+
+  it("refuses remote forwarding, agent forwarding, other subsystems and environment besides LANG and LC_*", async () => {
+    const remote = await ssh([
+      ...keyOnly(key.file),
+      "-o",
+      "ExitOnForwardFailure=yes",
+      "-R",
+      "0:127.0.0.1:9",
+      target,
+      "true",
+    ]);
+    expect(remote.code).toBe(255);
+    expect(remote.stderr).toContain("remote port forwarding failed");
+
+    const env = await ssh([
+      ...keyOnly(key.file),
+      "-o",
+      "SetEnv=LC_TEST=kept FOO_TEST=dropped",
+      target,
+      'echo "[$LC_TEST][$FOO_TEST]"',
+    ]);
+    expect(env).toMatchObject({ code: 0, stdout: "[kept][]\n" });
+
+    const subsystem = await ssh([...keyOnly(key.file), "-s", target, "not-sftp"]);
+    expect(subsystem.code).not.toBe(0);
+
+    const forwardedAgent = await run("env", [
+      "SSH_AUTH_SOCK=/nonexistent/agent.sock",
+      "ssh",
+      "-p",
+      String(port),
+      ...clientOptions,
+      ...keyOnly(key.file),
+      "-A",
+      target,
+      'echo "[$SSH_AUTH_SOCK]"',
+    ]);
+    expect(forwardedAgent).toMatchObject({ code: 0, stdout: "[]\n" });
+  });
+
+  it("drops the tunnel when the device is rejected", async () => {
+    const rejected = await call("PATCH", `/api/devices/${deviceUid}/reject`, owner());
+    expect(rejected.status).toBe(200);
+    const refused = await ssh([...keyOnly(key.file), target, "true"]);
+    expect(refused.code).toBe(255);
+  });
+});

@@ -1,0 +1,192 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { root } from "../api/support/server";
+
+export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(), prefix));
+
+/** The gateway's port, as `GET /info` tells it. */
+export async function sshPort(baseUrl?: string): Promise<number> {
+  const info = await call("GET", "/info", { baseUrl });
+  return Number(String(info.body.endpoints.ssh).split(":").pop());
+}
+
+export type RunningAgent = {
+  hostname: string;
+  dataDir: string;
+  output: () => string;
+  /** Resolves once the agent reports a tunnel (again) after `since` characters of output. */
+  tunnelUp: (since?: number) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+/** The real agent (`npm run agent`), as root, serving this machine's accounts as a device. */
+export function startAgent(baseUrl: string, tenantId: string): RunningAgent {
+  const hostname = `dev-${randomBytes(4).toString("hex")}`;
+  const dataDir = scratchDir("das-agent-");
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", "agent/main.ts", "--server", baseUrl, "--tenant-id", tenantId, "--hostname", hostname],
+    {
+      cwd: root,
+      env: { ...process.env, AGENT_DATA_DIR: dataDir, HEARTBEAT_INTERVAL: "1", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return {
+    hostname,
+    dataDir,
+    output: () => output,
+    tunnelUp: (since = 0) =>
+      waitFor(`the agent's tunnel:\n${output}`, () => output.slice(since).includes('"message":"tunnel connected"')),
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `condition` every 100 ms for up to `seconds`. */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits for the agent's device to register, then accepts it; answers its uid. */
+export async function acceptAgentDevice(hostname: string, options: CallOptions) {
+  let uid = "";
+  await waitFor(`device ${hostname} to register`, async () => {
+    const pending = await call("GET", "/api/devices?status=pending&per_page=100", options);
+    uid = (pending.body as { uid: string; name: string }[]).find((device) => device.name === hostname)?.uid ?? "";
+    return uid !== "";
+  });
+  const accepted = await call("PATCH", `/api/devices/${uid}/accept`, options);
+  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${accepted.text}`);
+  return uid;
+}
+
+/** A local account with a password, for logins to the "device" (this machine); root only. */
+export function createAccount() {
+  const name = `das${randomBytes(4).toString("hex")}`;
+  const password = `pw-${randomBytes(8).toString("hex")}`;
+  execFileSync("useradd", ["--create-home", "--shell", "/bin/bash", name]);
+  execFileSync("chpasswd", { input: `${name}:${password}\n` });
+  return {
+    name,
+    password,
+    home: `/home/${name}`,
+    remove: () => {
+      // Processes the tests started as the account (a command left running when its session was closed).
+      const listed = spawnSync("ps", ["-o", "pid=", "-u", name], { encoding: "utf8" }).stdout;
+      const pids = listed.split(/\s+/).filter(Boolean);
+      for (const pid of pids) process.kill(Number(pid), "SIGKILL");
+      execFileSync("userdel", ["--force", "--remove", name], { stdio: "ignore" });
+    },
+  };
+}
+
+export const isRoot = process.getuid?.() === 0;
+
+/** A new ed25519 key pair made by ssh-keygen: the private key's file and the public line. */
+export function keyPair(dir: string) {
+  const file = path.join(dir, `id_${randomBytes(4).toString("hex")}`);
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", file]);
+  return { file, line: readFileSync(`${file}.pub`, "utf8").trim() };
+}
+
+export const clientOptions = [
+  "-o",
+  "StrictHostKeyChecking=no",
+  "-o",
+  "UserKnownHostsFile=/dev/null",
+  "-o",
+  "LogLevel=ERROR",
+  "-o",
+  "ConnectTimeout=20",
+];
+
+export type Run = { code: number | null; stdout: string; stderr: string };
+
+/** Runs an OpenSSH tool (ssh, scp, sftp, or sshpass wrapping one) to completion, with a time limit. */
+export function run(command: string, args: string[], input = "", seconds = 120): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} ${args.join(" ")} did not finish in ${seconds} s:\n${stdout}\n${stderr}`));
+    }, seconds * 1000);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** `ssh` to the gateway on `port`, the password typed by sshpass. */
+export const sshWithPassword = (port: number, password: string, args: string[]) =>
+  run("sshpass", ["-p", password, "ssh", "-p", String(port), ...clientOptions, ...args]);
+
+export type TestDevice = {
+  namespace: SeededNamespace;
+  account: ReturnType<typeof createAccount>;
+  agent: RunningAgent;
+  deviceUid: string;
+  /** `ACCOUNT@NAMESPACE.DEVICE@127.0.0.1`, as people type it. */
+  target: string;
+  stop: () => Promise<void>;
+};
+
+/**
+ * A new namespace with this machine as an accepted device (the real agent, its tunnel up) and a
+ * new local account to log in as; root only.
+ */
+export async function startDevice(): Promise<TestDevice> {
+  const namespace = await seedNamespace();
+  const account = createAccount();
+  const agent = startAgent(inject("baseUrl"), namespace.tenantId);
+  const stop = async () => {
+    await agent.stop();
+    account.remove();
+  };
+  try {
+    const deviceUid = await acceptAgentDevice(agent.hostname, { token: namespace.owner.tenantToken });
+    await agent.tunnelUp();
+    const target = `${account.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+    return { namespace, account, agent, deviceUid, target, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** `ssh` to the gateway on `port`. */
+export const sshTo = (port: number, args: string[], input = "") =>
+  run("ssh", ["-p", String(port), ...clientOptions, ...args], input);
+
+/** Client options to log in with this key file only, never asking for anything. */
+export const keyOnly = (file: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", file];

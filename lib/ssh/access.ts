@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { ParsedKey } from "ssh2";
+import { devices } from "@/models/devices";
+import { firewallRules } from "@/models/firewall-rules";
+import { namespaces } from "@/models/namespaces";
+import { publicKeys } from "@/models/public-keys";
+import { getConfig } from "../config";
+import type { Executor } from "../db";
+import { filterAdmits } from "../services/device-filter";
+import { evaluateFirewall } from "../services/firewall";
+import { searchUserRegex } from "../services/regex";
+
+/** Why a login is refused: goes to the log and the session row, never to the client. */
+export class Refusal extends Error {}
+
+/**
+ * `USER@NAMESPACE.DEVICE` or `USER@DEVICE_UID`, the SSH user name people type before `@host`.
+ * `tenantId` confines a uid to one namespace (the browser terminal's).
+ */
+export type Target = { login: string; user: string; namespace?: string; device: string; tenantId?: string };
+
+const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const deviceUid = /^[0-9a-f]{64}$/;
+
+export function parseTarget(login: string): Target | undefined {
+  const at = login.lastIndexOf("@");
+  const user = login.slice(0, at);
+  const address = login.slice(at + 1).toLowerCase();
+  if (at <= 0 || user.length > 255) return undefined;
+  if (deviceUid.test(address)) return { login, user, device: address };
+  const [namespace = "", device = "", ...rest] = address.split(".");
+  if (rest.length > 0 || !label.test(namespace) || !label.test(device)) return undefined;
+  return { login, user, namespace, device };
+}
+
+export type TargetDevice = {
+  uid: string;
+  tenantId: string;
+  name: string;
+  tags: string[];
+  publicKey: string;
+  isRecorded: boolean;
+  announcement: string;
+};
+
+/** The accepted device a target names. */
+export async function findTargetDevice(db: Executor, target: Target): Promise<TargetDevice> {
+  const [row] = await db
+    .select({
+      uid: devices.uid,
+      tenantId: devices.tenantId,
+      name: devices.name,
+      tags: devices.tags,
+      status: devices.status,
+      publicKey: devices.publicKey,
+      isRecorded: namespaces.sessionRecord,
+      announcement: namespaces.connectionAnnouncement,
+    })
+    .from(devices)
+    .innerJoin(namespaces, eq(namespaces.tenantId, devices.tenantId))
+    .where(
+      and(
+        target.namespace === undefined
+          ? eq(devices.uid, target.device)
+          : and(eq(namespaces.name, target.namespace), eq(devices.name, target.device)),
+        target.tenantId === undefined ? undefined : eq(devices.tenantId, target.tenantId),
+      ),
+    );
+  if (!row) throw new Refusal("unknown namespace or device");
+  if (row.status !== "accepted") throw new Refusal(`the device is ${row.status}`);
+  const { status: _, ...device } = row;
+  return device;
+}
+
+/** `ssh-keygen -l -E md5` of a key, as stored with the namespace's public keys. */
+const md5Fingerprint = (key: ParsedKey) =>
+  createHash("md5")
+    .update(key.getPublicSSH())
+    .digest("hex")
+    .replace(/(..)(?!$)/g, "$1:");
+
+const blobOfLine = (data: string) =>
+  Buffer.from(Buffer.from(data, "base64").toString("utf8").trim().split(/\s+/)[1] ?? "", "base64");
+
+/**
+ * Refuses unless `key` is one of the device namespace's public keys whose filter admits the
+ * device and whose username pattern matches the local user.
+ */
+export async function assertKeyAdmitted(db: Executor, device: TargetDevice, user: string, key: ParsedKey) {
+  const [row] = await db
+    .select({ data: publicKeys.data, filter: publicKeys.filter, username: publicKeys.username })
+    .from(publicKeys)
+    .where(and(eq(publicKeys.tenantId, device.tenantId), eq(publicKeys.fingerprint, md5Fingerprint(key))));
+  if (!row || !blobOfLine(row.data).equals(key.getPublicSSH()))
+    throw new Refusal("the key is not a key of the namespace");
+  if (filterAdmits(row.filter, device) !== true) throw new Refusal("the key's filter does not admit the device");
+  if (searchUserRegex(row.username, user) !== true) throw new Refusal("the key's username pattern does not match");
+}
+
+/** In the cloud edition, refuses when the namespace's firewall rules deny the connection. */
+export async function assertFirewallAllows(db: Executor, device: TargetDevice, user: string, sourceIp: string) {
+  if (getConfig().EDITION !== "cloud") return;
+  const rules = await db
+    .select()
+    .from(firewallRules)
+    .where(and(eq(firewallRules.tenantId, device.tenantId), eq(firewallRules.active, true)));
+  if (evaluateFirewall(rules, { sourceIp, username: user, device }) === "deny") {
+    throw new Refusal("a firewall rule denies the connection");
+  }
+}

@@ -1,0 +1,178 @@
+import { createServer, type Server as NetServer, type Socket } from "node:net";
+import type { AuthContext, Client, Connection } from "ssh2";
+import ssh2 from "ssh2";
+import type { Db } from "../db";
+import { errorText } from "../errors";
+import { normalizeAddress } from "../http/source";
+import { log } from "../log";
+import { parseTarget, Refusal, type Target } from "./access";
+import { isValidSignature, parsedHostKey, sshKeyFromWire } from "./keys";
+import { Lifecycle } from "./lifecycle";
+import { DeviceLogin } from "./login";
+import { relayConnection } from "./relay";
+
+export type GatewayOptions = {
+  /** From TCP accept to a successful login. */
+  handshakeMs: number;
+  /** Refused attempts (public-key queries included) before the connection is dropped. */
+  maxAuthFailures: number;
+};
+
+export const defaultGatewayOptions: GatewayOptions = { handshakeMs: 30_000, maxAuthFailures: 6 };
+
+const offeredMethods: AuthContext["method"][] = ["publickey", "password"];
+
+/** One user's TCP connection to the gateway. */
+class GatewayConnection {
+  private readonly lifecycle: Lifecycle;
+  private readonly login: DeviceLogin;
+  private failures = 0;
+  private link?: Client;
+  private readonly deadline: NodeJS.Timeout;
+  private markEnded = () => {};
+  /** Resolves once the socket has closed and the session row is ended. */
+  readonly ended = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
+  });
+
+  constructor(
+    private readonly db: Db,
+    private readonly socket: Socket,
+    private readonly options: GatewayOptions,
+  ) {
+    const peer = { ip: normalizeAddress(socket.remoteAddress), port: socket.remotePort ?? 0 };
+    this.lifecycle = new Lifecycle("gateway connection", peer);
+    this.login = new DeviceLogin(db, peer, (reason) => this.close(reason));
+    this.deadline = setTimeout(() => this.close("handshake deadline passed"), options.handshakeMs);
+    socket.once("close", () => this.closed());
+  }
+
+  serve(connection: Connection) {
+    connection.on("authentication", (context) => {
+      this.authenticate(context).catch((error: unknown) => {
+        log.error("gateway authentication failed", { error: errorText(error) });
+        this.refuse(context, "internal error");
+      });
+    });
+    connection.on("ready", () => {
+      const session = this.login.session;
+      if (!this.link || !session) return connection.end();
+      relayConnection(connection, this.link, session, session.device.announcement);
+    });
+    connection.on("error", (error) => log.debug("gateway connection error", { error: error.message }));
+  }
+
+  private async authenticate(context: AuthContext) {
+    if (context.method === "none") return context.reject(offeredMethods);
+    const target = parseTarget(context.username);
+    if (!target) return this.refuse(context, "not a USER@NAMESPACE.DEVICE login");
+    if (context.method === "password") return this.attempt(context, target, { password: context.password });
+    if (context.method !== "publickey") return this.refuse(context, `method ${context.method} is not offered`);
+    const key = sshKeyFromWire(context.key.algo, context.key.data);
+    if (!key) return this.refuse(context, "unsupported key");
+    if (!context.signature || !context.blob) {
+      // A query: the client asks whether a key would do before signing with it.
+      return this.login.wouldAdmitKey(target, key).then(
+        () => context.accept(),
+        (error: unknown) => this.refuse(context, reasonOf(error), target),
+      );
+    }
+    if (!isValidSignature(key, context.blob, context.signature, context.hashAlgo)) {
+      return this.refuse(context, "bad signature", target);
+    }
+    return this.attempt(context, target, { key });
+  }
+
+  private async attempt(context: AuthContext, target: Target, credential: Parameters<DeviceLogin["attempt"]>[1]) {
+    try {
+      this.link = await this.login.attempt(target, credential);
+    } catch (error) {
+      return this.refuse(context, reasonOf(error), target);
+    }
+    if (!this.lifecycle.to("connected")) {
+      this.link.end();
+      return;
+    }
+    clearTimeout(this.deadline);
+    this.link.once("close", () => this.close("the device closed the connection"));
+    log.info("ssh login", { login: target.login, session: this.login.session?.uid, ip: this.socket.remoteAddress });
+    context.accept();
+  }
+
+  /** Refuses an attempt; the client learns nothing but the offered methods. */
+  private refuse(context: AuthContext, reason: string, target?: Target) {
+    log.info("ssh login refused", { login: target?.login ?? context.username, method: context.method, reason });
+    this.failures += 1;
+    context.reject(offeredMethods);
+    if (this.failures >= this.options.maxAuthFailures) this.close("too many failed attempts");
+  }
+
+  close(reason: string) {
+    if (!this.lifecycle.to("draining", reason)) return;
+    if (this.login.session) this.login.session.reason ||= reason;
+    this.socket.end();
+    // A client that does not answer the close is cut off.
+    setTimeout(() => this.socket.destroy(), 5_000).unref();
+  }
+
+  private closed() {
+    clearTimeout(this.deadline);
+    this.lifecycle.to("draining", "socket closed");
+    this.lifecycle.to("closed");
+    this.link?.end();
+    (this.login.session?.end() ?? Promise.resolve())
+      .catch((error: unknown) => log.warn("ending the session failed", { error: errorText(error) }))
+      .finally(this.markEnded);
+  }
+}
+
+/** A refusal's reason; anything else is a fault, logged in full and refused as "internal error". */
+function reasonOf(error: unknown) {
+  if (error instanceof Refusal) return error.message;
+  log.error("ssh login failed", { error: errorText(error) });
+  return "internal error";
+}
+
+/** The SSH gateway on SSH_PORT: `ssh -p PORT USER@NAMESPACE.DEVICE@HOST`. */
+export class SshGateway {
+  private readonly listener: NetServer;
+  private readonly hostKey = parsedHostKey();
+  private readonly connections = new Set<GatewayConnection>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: GatewayOptions = defaultGatewayOptions,
+  ) {
+    this.listener = createServer((socket) => this.accept(socket));
+  }
+
+  private accept(socket: Socket) {
+    socket.on("error", () => socket.destroy());
+    const connection = new GatewayConnection(this.db, socket, this.options);
+    this.connections.add(connection);
+    socket.once("close", () => this.connections.delete(connection));
+    const server = new ssh2.Server({ hostKeys: [{ key: this.hostKey } as unknown as string] });
+    server.on("connection", (client) => connection.serve(client));
+    server.injectSocket(socket);
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.listener.once("error", reject);
+      this.listener.listen(port, host, () => {
+        const address = this.listener.address();
+        resolve(typeof address === "object" && address ? address.port : port);
+      });
+    });
+  }
+
+  /** Stops listening and closes every connection; resolves when their sessions are ended. */
+  async close() {
+    const open = [...this.connections];
+    for (const connection of open) connection.close("server stopping");
+    await Promise.all([
+      new Promise((resolve) => this.listener.close(resolve)),
+      ...open.map((connection) => connection.ended),
+    ]);
+  }
+}

@@ -1,0 +1,34 @@
+import { generateKeyPairSync } from "node:crypto";
+import ssh2, { type ParsedKey } from "ssh2";
+import { describe, expect, it } from "vitest";
+import { isValidSignature, sshKeyFromPem, sshKeyFromWire } from "./keys";
+
+const parsed = (text: string) => ssh2.utils.parseKey(text) as ParsedKey;
+
+describe("sshKeyFromPem", () => {
+  it("gives a device's RSA key (SPKI PEM) in the wire format SSH signs with", () => {
+    const pair = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const privateKey = parsed(pair.privateKey.export({ type: "pkcs1", format: "pem" }).toString());
+    const publicKey = sshKeyFromPem(pair.publicKey.export({ type: "spki", format: "pem" }).toString());
+    expect(publicKey?.getPublicSSH().equals(privateKey.getPublicSSH())).toBe(true);
+
+    const data = Buffer.from("session data");
+    const signature = privateKey.sign(data, "sha256") as Buffer;
+    expect(publicKey && isValidSignature(publicKey, data, signature, "sha256")).toBe(true);
+    const other = parsed(
+      generateKeyPairSync("rsa", { modulusLength: 2048 })
+        .privateKey.export({ type: "pkcs1", format: "pem" })
+        .toString(),
+    );
+    expect(publicKey && isValidSignature(publicKey, data, other.sign(data, "sha256") as Buffer, "sha256")).toBe(false);
+  });
+
+  it("reads ed25519 keys, and refuses what is not a public key", () => {
+    const pair = ssh2.utils.generateKeyPairSync("ed25519");
+    const publicKey = parsed(pair.public);
+    const pem = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
+    expect(sshKeyFromPem(pem)?.type).toBe("ssh-ed25519");
+    expect(sshKeyFromWire("ssh-ed25519", publicKey.getPublicSSH())?.getPublicSSH()).toEqual(publicKey.getPublicSSH());
+    expect(sshKeyFromPem("not a key")).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+import { createPublicKey } from "node:crypto";
+import ssh2, { type ParsedKey } from "ssh2";
+import { getConfig } from "../config";
+import { loadOrCreateFile } from "../secrets";
+
+const hostKeyFile = "ssh_host_ed25519_key";
+
+const store = globalThis as typeof globalThis & { __dasHostKey?: string };
+
+/**
+ * The gateway's host key (OpenSSH ed25519 private key), generated into DATA_DIR on first start
+ * and kept: the SSH gateway and the tunnel endpoint present it, agents pin it, and the gateway
+ * logs into devices with it. It is never the API's signing key.
+ */
+export function hostKey(): string {
+  if (!store.__dasHostKey) {
+    store.__dasHostKey = loadOrCreateFile(getConfig().DATA_DIR, hostKeyFile, generateHostKey);
+  }
+  return store.__dasHostKey;
+}
+
+// ssh2's generator writes an ed25519 key that its own parser refuses about once in 270 tries:
+// a host key is kept for good, so only one that parses back is accepted.
+function generateHostKey(): string {
+  for (;;) {
+    const pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: "device-access-gateway" });
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair.private;
+  }
+}
+
+export function parsedHostKey(): ParsedKey {
+  return parseOrThrow(hostKey());
+}
+
+/** The host key's public line (`ssh-ed25519 AAAA...`), as agents take it with --server-host-key. */
+export function hostPublicLine(): string {
+  const key = parsedHostKey();
+  return `${key.type} ${key.getPublicSSH().toString("base64")}`;
+}
+
+function parseOrThrow(key: string | Buffer): ParsedKey {
+  const parsed = ssh2.utils.parseKey(key);
+  if (parsed instanceof Error) throw parsed;
+  return Array.isArray(parsed) ? (parsed[0] as ParsedKey) : parsed;
+}
+
+// SSH wire format (RFC 4251): length-prefixed strings and two's-complement mpints.
+const wireString = (bytes: Buffer) => {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+};
+const mpint = (bytes: Buffer) => wireString((bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+
+/**
+ * A device's stored public key (PEM, SPKI) as an SSH key: agents send PEM, SSH compares and
+ * verifies in wire format. RSA and ed25519; undefined for anything else or a broken PEM.
+ */
+export function sshKeyFromPem(pem: string): ParsedKey | undefined {
+  try {
+    const jwk = createPublicKey(pem).export({ format: "jwk" });
+    let blob: Buffer;
+    if (jwk.kty === "RSA" && jwk.n && jwk.e) {
+      const [e, n] = [Buffer.from(jwk.e, "base64url"), Buffer.from(jwk.n, "base64url")];
+      blob = Buffer.concat([wireString(Buffer.from("ssh-rsa")), mpint(e), mpint(n)]);
+    } else if (jwk.kty === "OKP" && jwk.crv === "Ed25519" && jwk.x) {
+      blob = Buffer.concat([wireString(Buffer.from("ssh-ed25519")), wireString(Buffer.from(jwk.x, "base64url"))]);
+    } else {
+      return undefined;
+    }
+    const type = jwk.kty === "RSA" ? "ssh-rsa" : "ssh-ed25519";
+    return parseOrThrow(`${type} ${blob.toString("base64")}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A public key given in an authentication request (algorithm and wire blob). */
+export function sshKeyFromWire(algo: string, data: Buffer): ParsedKey | undefined {
+  const type = algo.startsWith("rsa-sha2-") ? "ssh-rsa" : algo;
+  const parsed = ssh2.utils.parseKey(`${type} ${data.toString("base64")}`);
+  if (parsed instanceof Error) return undefined;
+  return Array.isArray(parsed) ? parsed[0] : parsed;
+}
+
+/** Whether `signature` over `blob` was made with the private half of `key`. */
+export function isValidSignature(key: ParsedKey, blob: Buffer, signature: Buffer, hashAlgo?: string): boolean {
+  return key.verify(blob, signature, hashAlgo as Parameters<ParsedKey["verify"]>[2]) === true;
+}

@@ -1,0 +1,80 @@
+import type { Client, ParsedKey } from "ssh2";
+import { clearFailures, countAttempt } from "../auth/lockout";
+import { getConfig } from "../config";
+import type { Db } from "../db";
+import { assertFirewallAllows, assertKeyAdmitted, findTargetDevice, Refusal, type Target } from "./access";
+import { locateTunnel, openDeviceChannel } from "./device-channel";
+import { dialDevice } from "./device-link";
+import { LiveSession, newSessionUid } from "./live-session";
+
+/** A credential the gateway has checked the user holds: a password to pass on, or a proven key. */
+export type Credential = { password: string } | { key: ParsedKey };
+
+export type Peer = { ip: string; port: number };
+
+/**
+ * The logins of one user connection (SSH or browser terminal): the session row is created at the
+ * first real attempt and bound to that device; each attempt counts toward the lockout of the
+ * (source, login) pair before it is checked.
+ */
+export class DeviceLogin {
+  session?: LiveSession;
+
+  constructor(
+    private readonly db: Db,
+    private readonly peer: Peer,
+    private readonly onSessionClose: (reason: string) => void,
+    private readonly sessionUid = newSessionUid(),
+  ) {}
+
+  /**
+   * Answers a public-key query (no signature yet): whether the key would be admitted. Reads
+   * only: no session row, no lockout count, no call to the device.
+   */
+  async wouldAdmitKey(target: Target, key: ParsedKey): Promise<void> {
+    const device = await findTargetDevice(this.db, target);
+    if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+    await assertKeyAdmitted(this.db, device, target.user, key);
+    await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
+  }
+
+  /** A full attempt: on success, the logged-in connection to the device. Throws a Refusal. */
+  async attempt(target: Target, credential: Credential): Promise<Client> {
+    const device = await findTargetDevice(this.db, target);
+    if (!this.session) {
+      this.session = await LiveSession.start(
+        this.db,
+        { uid: this.sessionUid, device, username: target.user, ipAddress: this.peer.ip },
+        this.onSessionClose,
+      );
+    } else if (this.session.device.uid !== device.uid) {
+      throw new Refusal("a later attempt named another device");
+    }
+    const session = this.session;
+    try {
+      // Checked first: no credential is tried on an offline device, so it counts for nothing.
+      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+      const lockout = { source: this.peer.ip, subject: `ssh:${target.login.toLowerCase()}` };
+      if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
+        throw new Refusal("too many failed attempts from this source: locked out");
+      }
+      await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
+      if ("key" in credential) await assertKeyAdmitted(this.db, device, target.user, credential.key);
+      const openChannel = () =>
+        openDeviceChannel(this.db, { deviceUid: device.uid, sessionUid: session.uid, ...this.peer });
+      const link = await dialDevice(
+        openChannel,
+        device,
+        { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
+        "password" in credential ? { password: credential.password } : { gatewayKey: true },
+      );
+      await clearFailures(this.db, lockout);
+      await session.authenticated();
+      session.reason = "";
+      return link;
+    } catch (error) {
+      session.reason = error instanceof Refusal ? error.message : "internal error";
+      throw error;
+    }
+  }
+}

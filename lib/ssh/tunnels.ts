@@ -1,0 +1,255 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { and, eq, inArray } from "drizzle-orm";
+import ssh2, { type Connection, type ParsedKey, type ServerChannel } from "ssh2";
+import { createWebSocketStream, WebSocketServer } from "ws";
+import { devices } from "@/models/devices";
+import { tunnels } from "@/models/tunnels";
+import { verifyDeviceToken } from "../auth/jwt";
+import type { Db } from "../db";
+import { errorText } from "../errors";
+import { normalizeAddress } from "../http/source";
+import { log } from "../log";
+import { onDeviceRevoked } from "../services/devices";
+import { isValidSignature, parsedHostKey, sshKeyFromPem } from "./keys";
+import { Lifecycle } from "./lifecycle";
+import { refuseUpgrade } from "./upgrade";
+
+export const tunnelPath = "/agent/tunnel";
+
+/** The address and port agents ask to have forwarded: the device's own SSH service. */
+const forwardedAddress = { address: "device", port: 22 };
+
+const handshakeMs = 30_000;
+const keepaliveMs = 30_000;
+const closeGraceMs = 2_000;
+// Tunnel messages are SSH packets of up to 32 KiB: the default 16 KiB buffer would pause the socket after each.
+export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
+
+export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey };
+
+/** A device's authenticated tunnel: the server side of the agent's SSH connection. */
+export class Tunnel {
+  readonly lifecycle: Lifecycle;
+
+  constructor(
+    readonly device: TunnelDevice,
+    private readonly connection: Connection,
+    private readonly stream: Duplex,
+  ) {
+    this.lifecycle = new Lifecycle("tunnel", { device: device.uid });
+  }
+
+  /**
+   * Opens a forwarded-tcpip channel to the agent for one user session: the "connected address"
+   * carries the session uid, the originator the user's address (docs/ssh-path.md 3).
+   */
+  openChannel(sessionUid: string, userIp: string, userPort: number): Promise<ServerChannel> {
+    return new Promise((resolve, reject) => {
+      if (!this.lifecycle.is("connected")) {
+        reject(new Error("the tunnel is closing"));
+        return;
+      }
+      this.connection.forwardOut(sessionUid, forwardedAddress.port, userIp, userPort, (error, channel) => {
+        if (error) reject(error);
+        else resolve(channel);
+      });
+    });
+  }
+
+  /** Stops new channels; open ones are closed with the connection. */
+  close(reason: string) {
+    if (this.lifecycle.to("draining", reason)) log.info("tunnel closing", { device: this.device.uid, reason });
+    this.connection.end();
+    // An agent that does not answer the SSH and WebSocket close is cut off.
+    setTimeout(() => this.stream.destroy(), closeGraceMs).unref();
+  }
+}
+
+type Registry = { tunnels: Map<string, Tunnel>; instance: string };
+const store = globalThis as typeof globalThis & { __dasTunnels?: Registry };
+
+function registry(): Registry {
+  if (!store.__dasTunnels) {
+    const live = new Map<string, Tunnel>();
+    // Status changes and deletions made through the API on this instance drop the tunnel at once.
+    onDeviceRevoked((uid) => live.get(uid)?.close("the device is no longer accepted"));
+    store.__dasTunnels = { tunnels: live, instance: "local" };
+  }
+  return store.__dasTunnels;
+}
+
+/** Names this server instance in the ownership rows (its internal URL). */
+export function setInstance(instance: string) {
+  registry().instance = instance;
+}
+
+/** The live tunnel of a device on this instance, if any. */
+export const findTunnel = (deviceUid: string) => {
+  const tunnel = registry().tunnels.get(deviceUid);
+  return tunnel?.lifecycle.is("connected") ? tunnel : undefined;
+};
+
+/** Closes the device's tunnel (status changed away from accepted, device deleted). */
+export function dropTunnel(deviceUid: string, reason: string) {
+  registry().tunnels.get(deviceUid)?.close(reason);
+}
+
+/** This instance's name in the ownership rows. */
+export const thisInstance = () => registry().instance;
+
+async function acceptedDevice(db: Db, uid: string, tenantId: string) {
+  const [device] = await db
+    .select({ status: devices.status, publicKey: devices.publicKey })
+    .from(devices)
+    .where(and(eq(devices.uid, uid), eq(devices.tenantId, tenantId)));
+  return device?.status === "accepted" ? device : undefined;
+}
+
+/**
+ * The tunnel endpoint: `GET /agent/tunnel` with the device token upgrades to a WebSocket over
+ * which the agent runs SSH. Refused (401/403) before the upgrade unless the token is a valid
+ * device token of an accepted device.
+ */
+export class TunnelEndpoint {
+  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
+  private readonly hostKey = parsedHostKey();
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Rows this instance left behind when it last stopped without cleaning up (a crash); all rows
+   * when it is the only instance there can be (the embedded database).
+   */
+  async forgetStaleOwnership(isOnlyInstance: boolean) {
+    await this.db.delete(tunnels).where(isOnlyInstance ? undefined : eq(tunnels.instance, registry().instance));
+  }
+
+  async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
+    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
+    const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
+    if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
+    const device = await acceptedDevice(this.db, claims.uid, claims.tenant);
+    const publicKey = device && sshKeyFromPem(device.publicKey);
+    if (!publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
+    const address = normalizeAddress(request.socket.remoteAddress);
+    this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
+      stream.on("error", () => webSocket.terminate());
+      this.serve(stream, { uid: claims.uid, tenantId: claims.tenant, publicKey }, address);
+    });
+  }
+
+  private serve(stream: Duplex, device: TunnelDevice, address: string) {
+    const server = new ssh2.Server({
+      hostKeys: [{ key: this.hostKey } as unknown as string],
+      keepaliveInterval: keepaliveMs,
+      keepaliveCountMax: 3,
+    });
+    server.on("connection", (connection) => {
+      const tunnel = new Tunnel(device, connection, stream);
+      const deadline = setTimeout(() => tunnel.close("handshake deadline"), handshakeMs);
+      let isAuthenticated = false;
+      connection.on("authentication", (context) => {
+        if (context.method !== "publickey" || context.username !== device.uid) return context.reject(["publickey"]);
+        const offered = context.key;
+        if (!offered.data.equals(device.publicKey.getPublicSSH())) return context.reject(["publickey"]);
+        // A query without a signature proves nothing: answer it, change nothing.
+        if (!context.signature || !context.blob) return context.accept();
+        if (!isValidSignature(device.publicKey, context.blob, context.signature, context.hashAlgo)) {
+          return context.reject(["publickey"]);
+        }
+        acceptedDevice(this.db, device.uid, device.tenantId)
+          .then((current) => {
+            if (current && sshKeyFromPem(current.publicKey)?.getPublicSSH().equals(offered.data)) {
+              isAuthenticated = true;
+              context.accept();
+            } else {
+              context.reject(["publickey"]);
+            }
+          })
+          .catch((error: unknown) => {
+            log.warn("tunnel authentication failed", { device: device.uid, error: errorText(error) });
+            context.reject(["publickey"]);
+          });
+      });
+      connection.on("request", (accept, reject, name, info) => {
+        const isForward =
+          name === "tcpip-forward" &&
+          isAuthenticated &&
+          info.bindAddr === forwardedAddress.address &&
+          info.bindPort === forwardedAddress.port &&
+          tunnel.lifecycle.is("connecting");
+        if (!isForward || !accept) return reject?.();
+        clearTimeout(deadline);
+        accept();
+        this.register(tunnel, address);
+      });
+      // The agent opens nothing towards the server.
+      connection.on("session", (_accept, reject) => reject());
+      connection.on("tcpip", (_accept, reject) => reject());
+      connection.on("error", (error) => log.debug("tunnel error", { device: device.uid, error: error.message }));
+      connection.on("close", () => {
+        clearTimeout(deadline);
+        this.unregister(tunnel);
+      });
+    });
+    server.injectSocket(stream as unknown as import("node:net").Socket);
+  }
+
+  private register(tunnel: Tunnel, address: string) {
+    const { tunnels: live, instance } = registry();
+    const uid = tunnel.device.uid;
+    if (!tunnel.lifecycle.to("connected")) return;
+    const previous = live.get(uid);
+    live.set(uid, tunnel);
+    previous?.close("replaced by a new tunnel");
+    log.info("tunnel connected", { device: uid, address });
+    this.db
+      .insert(tunnels)
+      .values({ deviceUid: uid, instance })
+      .onConflictDoUpdate({ target: tunnels.deviceUid, set: { instance, connectedAt: new Date() } })
+      .catch((error: unknown) =>
+        log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
+      );
+  }
+
+  private unregister(tunnel: Tunnel) {
+    const { tunnels: live, instance } = registry();
+    const uid = tunnel.device.uid;
+    const wasRegistered = live.get(uid) === tunnel;
+    tunnel.lifecycle.to("draining", "connection closed");
+    tunnel.lifecycle.to("closed");
+    if (!wasRegistered) return;
+    live.delete(uid);
+    log.info("tunnel closed", { device: uid });
+    this.db
+      .delete(tunnels)
+      .where(and(eq(tunnels.deviceUid, uid), eq(tunnels.instance, instance)))
+      .catch((error: unknown) =>
+        log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
+      );
+  }
+
+  /**
+   * Drops tunnels whose device is no longer accepted (changed on this or another instance,
+   * deleted, or its namespace deleted).
+   */
+  async sweep() {
+    const uids = [...registry().tunnels.keys()];
+    if (uids.length === 0) return;
+    const accepted = await this.db
+      .select({ uid: devices.uid })
+      .from(devices)
+      .where(and(inArray(devices.uid, uids), eq(devices.status, "accepted")));
+    const keep = new Set(accepted.map((row) => row.uid));
+    for (const uid of uids) if (!keep.has(uid)) dropTunnel(uid, "the device is no longer accepted");
+  }
+
+  /** Closes every tunnel (server stopping) and forgets this instance's ownership rows. */
+  async closeAll() {
+    const { tunnels: live, instance } = registry();
+    for (const tunnel of live.values()) tunnel.close("server stopping");
+    await this.db.delete(tunnels).where(eq(tunnels.instance, instance));
+  }
+}
