@@ -146,6 +146,30 @@ describe("exec", () => {
     expect(result.signal).toBe("SIGINT");
   });
 
+  it("hangs up what the command started when the session goes away", async () => {
+    const marker = `${100 + Math.floor(Math.random() * 800)}.${randomBytes(2).readUInt16BE()}`;
+    const isRunning = () => {
+      try {
+        execFileSync("pgrep", ["-f", `sleep ${marker}`]);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const client = await withGatewayKey();
+    await new Promise<void>((resolve, reject) =>
+      client.exec(`sleep ${marker} & echo started; wait`, (error, channel) => {
+        if (error) return reject(error);
+        channel.once("data", () => resolve());
+      }),
+    );
+    expect(isRunning()).toBe(true);
+    client.end();
+
+    for (let tries = 0; isRunning() && tries < 50; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isRunning()).toBe(false);
+  });
+
   it("runs as the account, with its groups, home and a fresh environment plus the client's locale", async () => {
     const client = await withGatewayKey();
     const result = await exec(client, 'id -u; id -G; pwd; echo "$HOME|$USER|$LOGNAME|$SHELL|$LANG|${SECRET-unset}"', {

@@ -66,6 +66,8 @@ export function startPiped(context: LoginContext, file: string, args: string[]):
     cwd: workingDirectory(context.account),
     env: loginEnvironment(context) as NodeJS.ProcessEnv,
     stdio: ["pipe", "pipe", "pipe"],
+    // Its own process group, so that ending the session reaches what the program started too.
+    detached: true,
   });
 }
 

@@ -89,7 +89,12 @@ function runPiped(channel: ServerChannel, child: ChildProcess): Running {
     finish(channel, code !== null ? { code } : { signal: sshSignalName(signal ?? "SIGKILL") });
   });
   const kill = (signal: NodeJS.Signals) => {
-    if (!hasExited) child.kill(signal);
+    if (hasExited || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is already gone.
+    }
   };
   return { resize: () => {}, signal: (name) => kill(`SIG${name}` as NodeJS.Signals), hangUp: () => kill("SIGHUP") };
 }
@@ -154,7 +159,7 @@ export function serveSession(session: Session, account: LocalAccount) {
 
   const start = (accept: () => ServerChannel, reject: () => void, command: string | undefined, what: string) => {
     if (running) return reject();
-    const channel = fitTunnelPackets(accept());
+    const channel = hangUpOnClose(fitTunnelPackets(accept()));
     const [file, args] = shellCommand(account, command);
     try {
       const current = context();
@@ -172,9 +177,11 @@ export function serveSession(session: Session, account: LocalAccount) {
   session.on("subsystem", (accept, reject, info) => {
     const server = sftpServerPath();
     if (info.name !== "sftp" || !server || running) return reject();
-    running = runPiped(fitTunnelPackets(accept()), startPiped({ account, env }, server, []));
+    running = runPiped(hangUpOnClose(fitTunnelPackets(accept())), startPiped({ account, env }, server, []));
   });
   session.on("x11", (_accept, reject) => reject?.());
   session.on("auth-agent", (_accept, reject) => reject?.());
+  // A connection that dies closes the accepted channel but not the session object.
+  const hangUpOnClose = (channel: ServerChannel) => channel.once("close", () => running?.hangUp());
   session.on("close", () => running?.hangUp());
 }
