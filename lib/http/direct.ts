@@ -45,7 +45,10 @@ function readText(request: IncomingMessage): Promise<string> {
     );
     request.on("error", reject);
     // A client that hangs up before the end of its body gets no answer; the promise must settle.
-    request.on("close", () => reject(new ApiError(400, "request body cut short")));
+    // "close" also comes after every complete request: no error is built for those.
+    request.on("close", () => {
+      if (!request.complete) reject(new ApiError(400, "request body cut short"));
+    });
   });
 }
 

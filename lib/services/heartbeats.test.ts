@@ -110,4 +110,14 @@ describe("heartbeat writer", () => {
       expect(await sessionLastSeen(untouched)).toBe("2000-01-01T00:00:00.000Z");
     }
   });
+  it("sets no indexed column, so that heartbeat updates can be HOT (no new index entries)", async () => {
+    const indexes = await db.execute(
+      sql`select pg_get_indexdef(indexrelid) as definition from pg_index where indrelid = 'devices'::regclass`,
+    );
+    const definitions = (indexes as unknown as { rows: { definition: string }[] }).rows.map((row) => row.definition);
+    expect(definitions.length).toBeGreaterThan(0);
+    for (const definition of definitions) expect(definition).not.toMatch(/\b(last_seen|online|remote_addr|info)\b/);
+    const options = await db.execute(sql`select reloptions from pg_class where oid = 'devices'::regclass`);
+    expect((options as unknown as { rows: { reloptions: string[] }[] }).rows[0]?.reloptions).toContain("fillfactor=70");
+  });
 });
