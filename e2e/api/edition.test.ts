@@ -3,8 +3,9 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, type Data, expectOk } from "./support/cli";
-import { call } from "./support/client";
+import { call, seedUser } from "./support/client";
 import { createTestDatabase } from "./support/database";
+import { enableMfaFor } from "./support/mfa";
 import { newDataDir, type RunningServer, startServer } from "./support/server";
 
 /**
@@ -83,5 +84,31 @@ describe("MFA in the community edition", () => {
       expect(response.status, `${method} ${url}`).toBe(404);
       expect(response.body).toEqual({ message: expect.any(String) });
     }
+  });
+  it("logs in with the password alone a user who turned MFA on in the cloud edition", async () => {
+    // The same data, served by the cloud edition for a while.
+    await community.stop();
+    const cloud = await startServer({ ...data, PORT: String(community.port) });
+    let user: Awaited<ReturnType<typeof seedUser>>;
+    try {
+      user = await seedUser({}, { baseUrl: cloud.url });
+      await enableMfaFor(user.token, user.email, cloud.url);
+      const challenged = await call("POST", "/api/login", {
+        baseUrl: cloud.url,
+        body: { username: user.username, password: user.password },
+      });
+      expect(challenged.status).toBe(401);
+      expect(challenged.headers.get("x-mfa-token")).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await cloud.stop();
+      community = await startServer({ EDITION: "community", ...data, PORT: String(community.port) });
+    }
+    const login = await call("POST", "/api/login", {
+      baseUrl: community.url,
+      body: { username: user.username, password: user.password },
+    });
+    expect(login.status).toBe(200);
+    expect(login.headers.get("x-mfa-token")).toBeNull();
+    expect(login.body).toMatchObject({ id: user.id, user: user.username, token: expect.any(String) });
   });
 });

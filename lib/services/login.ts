@@ -1,5 +1,6 @@
 import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
 import { verifyPassword } from "../auth/passwords";
+import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
 import { Reply } from "../http/route";
@@ -11,7 +12,9 @@ import { findUserByIdentifier, issueUserObject } from "./users";
  * in a row locks the pair (429 with `X-Account-Lockout`, epoch seconds). Unknown users and wrong
  * passwords answer alike and take the same time. Any failure of the lockout store fails the login.
  * For an MFA user the right password only earns an `X-MFA-Token`; the attempt stays counted
- * until Auth MFA completes the login, so codes cannot be guessed between passwords.
+ * until Auth MFA completes the login, so codes cannot be guessed between passwords. MFA is of the
+ * cloud edition: the community edition, where Auth MFA does not exist, logs such a user in with
+ * the password (a server moved from one edition to the other keeps its users).
  */
 export async function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
   const user = await findUserByIdentifier(db, credentials.username);
@@ -19,9 +22,10 @@ export async function loginUser(db: Executor, credentials: { username: string; p
   const lockout = await countLoginAttempt(db, key);
   const isValid = await verifyPassword(user?.passwordHash, credentials.password);
   if (!user || !isValid) throw unauthorized("invalid username or password", lockout);
-  if (!user.mfaEnabled) await clearFailures(db, key);
+  const needsMfa = user.mfaEnabled && getConfig().EDITION === "cloud";
+  if (!needsMfa) await clearFailures(db, key);
   // Told only after the right password, so the answer reveals nothing to a guesser.
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
-  if (user.mfaEnabled) throw await mfaChallenge(db, user, lockout);
+  if (needsMfa) throw await mfaChallenge(db, user, lockout);
   return new Reply(await issueUserObject(db, user), { headers: { [lockoutHeader]: "0" } });
 }

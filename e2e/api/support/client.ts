@@ -45,6 +45,7 @@ export type SeededUser = { id: string; username: string; email: string; password
 
 export async function seedUser(
   overrides: Partial<{ username: string; email: string; password: string; name: string }> = {},
+  { baseUrl }: { baseUrl?: string } = {},
 ) {
   const username = overrides.username ?? uniqueName("u");
   const input = {
@@ -53,7 +54,7 @@ export async function seedUser(
     email: overrides.email ?? `${username}@example.com`,
     password: overrides.password ?? "secret-pass",
   };
-  const response = await call("POST", "/api/register", { body: input });
+  const response = await call("POST", "/api/register", { body: input, baseUrl });
   if (response.status !== 200) throw new Error(`register failed: ${response.status} ${response.text}`);
   return {
     id: response.body.id,
