@@ -1,7 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPassword, findAccount, isRoot, parsePasswdLine, passwdEntry, shadowHash } from "./accounts";
+import {
+  checkPassword,
+  findAccount,
+  isRoot,
+  loginBar,
+  parsePasswdLine,
+  passwdEntry,
+  type ShadowEntry,
+  shadowEntry,
+} from "./accounts";
 
 describe("passwd and shadow lines", () => {
   it("reads an account and a hash field", () => {
@@ -17,10 +26,50 @@ describe("passwd and shadow lines", () => {
     expect(passwdEntry(passwd, "alice")?.shell).toBe("/bin/zsh");
     expect(passwdEntry(passwd, "al")?.home).toBe("/al");
     expect(passwdEntry(passwd, "ali")).toBeUndefined();
-    const shadow = "root:*:20228:0:99999:7:::\nalice:$y$j9T$salt$hash:20000::::::\nbob::1::::::\n";
-    expect(shadowHash(shadow, "alice")).toBe("$y$j9T$salt$hash");
-    expect(shadowHash(shadow, "bob")).toBe("");
-    expect(shadowHash(shadow, "carol")).toBeUndefined();
+    const shadow = "root:*:20228:0:99999:7:::\nalice:$y$j9T$salt$hash:20000:1:90:7:30:20500:\nbob::1::::::\n";
+    expect(shadowEntry(shadow, "alice")).toEqual({
+      hash: "$y$j9T$salt$hash",
+      lastChange: 20000,
+      maxDays: 90,
+      inactiveDays: 30,
+      expiresOn: 20500,
+    });
+    expect(shadowEntry(shadow, "bob")).toEqual({ hash: "", lastChange: 1 });
+    expect(shadowEntry(shadow, "carol")).toBeUndefined();
+  });
+});
+
+describe("shadow(5) account and password ageing", () => {
+  const day = 20_000;
+  const refusesPassword = "the password has expired and must be changed";
+  const cases: [string, ShadowEntry, string | undefined, string | undefined][] = [
+    // what, entry, bar for a password login, bar for a public-key login
+    ["no ageing at all", { hash: "$6$x$" }, undefined, undefined],
+    ["a usual Debian account", { hash: "$6$x$", lastChange: 19_000, maxDays: 99_999 }, undefined, undefined],
+    ["expires tomorrow", { hash: "$6$x$", expiresOn: day + 1 }, undefined, undefined],
+    ["expires today", { hash: "$6$x$", expiresOn: day }, "the account has expired", "the account has expired"],
+    ["expired long ago", { hash: "$6$x$", expiresOn: 1 }, "the account has expired", "the account has expired"],
+    ["expiry 0 means never", { hash: "$6$x$", expiresOn: 0 }, undefined, undefined],
+    ["change forced (day 0)", { hash: "$6$x$", lastChange: 0 }, refusesPassword, undefined],
+    ["changed in the future", { hash: "$6$x$", lastChange: day + 5, maxDays: 1 }, undefined, undefined],
+    ["at its maximum age", { hash: "$6$x$", lastChange: day - 90, maxDays: 90 }, undefined, undefined],
+    ["past its maximum age", { hash: "$6$x$", lastChange: day - 91, maxDays: 90 }, refusesPassword, undefined],
+    [
+      "past its maximum age, still in the inactivity period",
+      { hash: "$6$x$", lastChange: day - 100, maxDays: 90, inactiveDays: 10 },
+      refusesPassword,
+      undefined,
+    ],
+    [
+      "past its maximum age and the inactivity period",
+      { hash: "$6$x$", lastChange: day - 101, maxDays: 90, inactiveDays: 10 },
+      "the password has expired and the account is inactive",
+      "the password has expired and the account is inactive",
+    ],
+  ];
+  it.each(cases)("%s", (_what, entry, forPassword, forKey) => {
+    expect(loginBar(entry, "password", day)).toBe(forPassword);
+    expect(loginBar(entry, "publickey", day)).toBe(forKey);
   });
 });
 

@@ -47,13 +47,66 @@ export async function findAccount(name: string): Promise<LocalAccount | undefine
   return local ?? fromNameService(name);
 }
 
-/** The password hash field of `name` in shadow(5) text; undefined when there is no such line. */
-export function shadowHash(shadow: string, name: string): string | undefined {
+/** The fields of a shadow(5) line that decide a login; days count from 1970-01-01. */
+export type ShadowEntry = {
+  hash: string;
+  lastChange?: number;
+  maxDays?: number;
+  inactiveDays?: number;
+  expiresOn?: number;
+};
+
+/** The line of `name` in shadow(5) text; undefined when there is none. Empty fields stay unset. */
+export function shadowEntry(shadow: string, name: string): ShadowEntry | undefined {
+  const day = (field?: string) => (field && /^\d+$/.test(field) ? Number(field) : undefined);
   for (const line of shadow.split("\n")) {
-    const [user, hash] = line.split(":");
-    if (user === name) return hash ?? "";
+    const fields = line.split(":");
+    if (fields[0] !== name) continue;
+    return {
+      hash: fields[1] ?? "",
+      lastChange: day(fields[2]),
+      maxDays: day(fields[4]),
+      inactiveDays: day(fields[6]),
+      expiresOn: day(fields[7]),
+    };
   }
   return undefined;
+}
+
+const today = () => Math.floor(Date.now() / 86_400_000);
+
+/**
+ * Why shadow(5) bars the account from logging in on `day`, by the rules of pam_unix's account
+ * check; undefined when nothing does. An expired account, or a password past its maximum age
+ * and its inactivity period, bars every login. A password that must be changed first (changed
+ * on day 0, or past its maximum age) bars password logins: there is no way to change it here.
+ */
+export function loginBar(entry: ShadowEntry, method: "password" | "publickey", day = today()): string | undefined {
+  const { lastChange, maxDays, inactiveDays, expiresOn } = entry;
+  if (expiresOn !== undefined && expiresOn > 0 && day >= expiresOn) return "the account has expired";
+  if (lastChange === undefined || lastChange > day) return undefined;
+  const isPastMaximum = lastChange === 0 || (maxDays !== undefined && day - lastChange > maxDays);
+  if (
+    lastChange > 0 &&
+    maxDays !== undefined &&
+    inactiveDays !== undefined &&
+    day - lastChange > maxDays + inactiveDays
+  ) {
+    return "the password has expired and the account is inactive";
+  }
+  if (isPastMaximum && method === "password") return "the password has expired and must be changed";
+  return undefined;
+}
+
+/** What shadow(5) says against a login of `name` (only root can read it); undefined when nothing. */
+export async function accountLoginBar(
+  name: string,
+  method: "password" | "publickey",
+  shadowFile = "/etc/shadow",
+): Promise<string | undefined> {
+  if (!isRoot()) return undefined;
+  const entry = shadowEntry(await readFile(shadowFile, "utf8"), name);
+  return entry && loginBar(entry, method);
 }
 
 /** Empty, locked ("!...") and disabled ("*", "x") entries admit no password. */
@@ -96,7 +149,7 @@ function sameText(a: string, b: string): boolean {
  */
 export async function checkPassword(name: string, password: string, shadowFile = "/etc/shadow"): Promise<boolean> {
   if (!isRoot() || password.includes("\0")) return false;
-  const hash = accountName.test(name) ? shadowHash(await readFile(shadowFile, "utf8"), name) : undefined;
+  const hash = accountName.test(name) ? shadowEntry(await readFile(shadowFile, "utf8"), name)?.hash : undefined;
   if (hash === undefined || !isUsableHash(hash)) {
     await cryptHash(password, dummySetting).catch(() => "");
     return false;

@@ -109,6 +109,23 @@ describe("logins", () => {
     await expect(connect({ privateKey: otherKey.private })).rejects.toThrow(/authentication methods failed/);
   });
 
+  it.skipIf(!isRoot())("refuses an expired account, and a password that must be changed first", async () => {
+    try {
+      execFileSync("chage", ["--lastday", "0", user]);
+      await expect(connect({ password })).rejects.toThrow(/authentication methods failed/);
+      const client = await withGatewayKey();
+      expect((await exec(client, "id -un")).stdout.trim()).toBe(user);
+      client.end();
+      execFileSync("chage", ["--lastday", "-1", "--expiredate", "2000-01-01", user]);
+      await expect(connect({ password })).rejects.toThrow(/authentication methods failed/);
+      await expect(withGatewayKey()).rejects.toThrow(/authentication methods failed/);
+    } finally {
+      execFileSync("chage", ["--lastday", "-1", "--expiredate", "-1", user]);
+    }
+    const client = await connect({ password });
+    client.end();
+  });
+
   it("refuses an account that does not exist", async () => {
     await expect(connect({ privateKey: serverKey.private }, "no-such-user-here")).rejects.toThrow(
       /authentication methods failed/,

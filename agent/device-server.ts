@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { AuthContext, Connection, ServerChannel } from "ssh2";
 import ssh2 from "ssh2";
 import { log } from "../lib/log";
-import { checkPassword, findAccount, isRoot, type LocalAccount } from "./accounts";
+import { accountLoginBar, checkPassword, findAccount, isRoot, type LocalAccount } from "./accounts";
 import type { ServerKeyPin } from "./identity";
 import { fitTunnelPackets, serveSession } from "./session";
 
@@ -85,7 +85,22 @@ export class DeviceServer {
     });
   }
 
+  /** The account a login proves, unless shadow(5) bars it (expired account or password). */
   private async authenticate(
+    context: AuthContext,
+    peer: Peer,
+    lookUp: (name: string) => Promise<LocalAccount | undefined>,
+  ): Promise<LocalAccount | undefined> {
+    const account = await this.verify(context, peer, lookUp);
+    // A public-key query without a signature is only the question whether the key would do.
+    const isLogin = context.method === "password" || (context.method === "publickey" && context.signature);
+    if (!account || !isLogin) return account;
+    const bar = await accountLoginBar(account.name, context.method === "password" ? "password" : "publickey");
+    if (bar) log.info("login refused", { user: account.name, from: peer.ip, reason: bar });
+    return bar ? undefined : account;
+  }
+
+  private async verify(
     context: AuthContext,
     peer: Peer,
     lookUp: (name: string) => Promise<LocalAccount | undefined>,
