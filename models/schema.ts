@@ -9,6 +9,7 @@ export * from "./public-keys";
 export * from "./rate-limits";
 export * from "./session-records";
 export * from "./sessions";
+export * from "./terminal-tickets";
 export * from "./tunnels";
 export * from "./user-tokens";
 export * from "./users";

@@ -3,7 +3,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, type SeededNamespace } from "../api/support/client";
 import { type RunningServer, startServer } from "../api/support/server";
-import { isRoot, type RunningAgent, sshPort, sshWithPassword, startDevice, type TestDevice, waitFor } from "./support";
+import {
+  isRoot,
+  openTerminal,
+  type RunningAgent,
+  sshPort,
+  sshWithPassword,
+  startDevice,
+  type TestDevice,
+  waitFor,
+} from "./support";
 
 // Several instances share one PostgreSQL server; the embedded database has one instance only.
 const isPostgres = inject("databaseUrl") !== "";
@@ -59,5 +68,18 @@ describe.skipIf(!isRoot || !isPostgres)("a second instance reaches a device whos
     expect(closed.status).toBeLessThan(300);
     // The serving instance checks its live sessions every 30 s.
     expect((await long).code).not.toBe(0);
+  });
+  it("opens a browser terminal on the other instance with a token this one issued", async () => {
+    const issued = await call("POST", "/ws/ssh", {
+      token: namespace.owner.tenantToken,
+      body: { device: deviceUid, username: account.name, password: account.password },
+    });
+    expect(issued.status).toBe(200);
+    const origin = `http://localhost:${second.port}`;
+    const terminal = await openTerminal(issued.body.token, origin, { cols: 80, rows: 24 }, second.url);
+    terminal.socket.send(Buffer.from("echo across-$((40 + 2)); exit\n"));
+    await terminal.closed;
+    expect(terminal.output()).toContain("across-42");
+    await expect(openTerminal(issued.body.token, origin, undefined, second.url)).rejects.toThrow("HTTP 401");
   });
 });

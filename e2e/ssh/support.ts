@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
+import WebSocket from "ws";
 import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
 import { root } from "../api/support/server";
 
@@ -190,3 +191,26 @@ export const sshTo = (port: number, args: string[], input = "") =>
 
 /** Client options to log in with this key file only, never asking for anything. */
 export const keyOnly = (file: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", file];
+
+export type Terminal = { socket: WebSocket; output: () => string; closed: Promise<void> };
+
+/** Opens the browser terminal as a page of `origin` would; rejects with the HTTP status when refused. */
+export function openTerminal(
+  token: string,
+  origin: string,
+  size = { cols: 80, rows: 24 },
+  baseUrl: string = inject("baseUrl"),
+): Promise<Terminal> {
+  const url = `${baseUrl.replace(/^http/, "ws")}/ws/ssh?token=${encodeURIComponent(token)}&cols=${size.cols}&rows=${size.rows}`;
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers: { origin } });
+    let output = "";
+    socket.on("message", (data: Buffer, isBinary) => {
+      if (isBinary) output += data.toString("utf8");
+    });
+    const closed = new Promise<void>((done) => socket.once("close", () => done()));
+    socket.once("open", () => resolve({ socket, output: () => output, closed }));
+    socket.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+    socket.once("error", reject);
+  });
+}

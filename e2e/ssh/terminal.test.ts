@@ -1,26 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import WebSocket from "ws";
 import { call, type SeededNamespace, seedMember } from "../api/support/client";
-import { isRoot, type RunningAgent, startDevice, type TestDevice, waitFor } from "./support";
-
-type Terminal = { socket: WebSocket; output: () => string; closed: Promise<void> };
-
-/** Opens the browser terminal as a page of `origin` would; rejects with the HTTP status when refused. */
-function openTerminal(token: string, origin: string, size = { cols: 80, rows: 24 }): Promise<Terminal> {
-  const url = `${inject("baseUrl").replace(/^http/, "ws")}/ws/ssh?token=${encodeURIComponent(token)}&cols=${size.cols}&rows=${size.rows}`;
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { origin } });
-    let output = "";
-    socket.on("message", (data: Buffer, isBinary) => {
-      if (isBinary) output += data.toString("utf8");
-    });
-    const closed = new Promise<void>((done) => socket.once("close", () => done()));
-    socket.once("open", () => resolve({ socket, output: () => output, closed }));
-    socket.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
-    socket.once("error", reject);
-  });
-}
+import { isRoot, openTerminal, type RunningAgent, startDevice, type TestDevice, waitFor } from "./support";
 
 describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the agent as root)", () => {
   let testDevice: TestDevice;

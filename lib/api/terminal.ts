@@ -11,7 +11,7 @@ export const createTerminalToken = defineOperation({
   access: { kind: "tenant", permission: "device.connect", apiKey: false },
   body: terminalTokenBody,
   response: terminalTokenObject,
-  errors: { 404: "no such device in the namespace" },
+  errors: { 404: "no such device in the namespace", 429: "too many unused terminal tokens of this user" },
 });
 
 export const terminalOperations = [createTerminalToken];

@@ -16,12 +16,18 @@ function key(): Buffer {
 }
 
 /**
- * Encrypts a secret for storage with AES-256-GCM. `context` (the owner's id) is bound in as
- * additional data, so a stored value copied to another row does not decrypt.
+ * Encrypts a secret for storage with AES-256-GCM under the server's key. `context` (the owner's
+ * id) is bound in as additional data, so a stored value copied to another row does not decrypt.
  */
-export function sealSecret(plain: string, context: string): string {
+export const sealSecret = (plain: string, context: string) => sealWith(key(), plain, context);
+
+/** The secret `sealSecret` stored; throws when it was altered or sealed for another context. */
+export const openSecret = (stored: string, context: string) => openWith(key(), stored, context);
+
+/** `sealSecret` under a key of the caller's (32 bytes). */
+export function sealWith(secretKey: Buffer, plain: string, context: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key(), iv);
+  const cipher = createCipheriv("aes-256-gcm", secretKey, iv);
   cipher.setAAD(Buffer.from(context, "utf8"));
   const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   return [version, iv, cipher.getAuthTag(), sealed]
@@ -29,11 +35,11 @@ export function sealSecret(plain: string, context: string): string {
     .join(".");
 }
 
-/** The secret `sealSecret` stored; throws when it was altered or sealed for another context. */
-export function openSecret(stored: string, context: string): string {
+/** `openSecret` under a key of the caller's. */
+export function openWith(secretKey: Buffer, stored: string, context: string): string {
   const [tag, iv = "", authTag = "", sealed = ""] = stored.split(".");
   if (tag !== version) throw new Error("unknown sealed-secret format");
-  const decipher = createDecipheriv("aes-256-gcm", key(), Buffer.from(iv, "base64url"));
+  const decipher = createDecipheriv("aes-256-gcm", secretKey, Buffer.from(iv, "base64url"));
   decipher.setAAD(Buffer.from(context, "utf8"));
   decipher.setAuthTag(Buffer.from(authTag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(sealed, "base64url")), decipher.final()]).toString("utf8");

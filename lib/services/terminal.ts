@@ -1,10 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { and, count, eq, lte } from "drizzle-orm";
 import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
+import { terminalTickets } from "@/models/terminal-tickets";
 import type { Scope } from "../auth/credentials";
+import { openWith, sealWith } from "../auth/secret-box";
 import type { Executor } from "../db";
-import { notFound, ValidationError } from "../errors";
+import { notFound, tooManyRequests, ValidationError } from "../errors";
 
 export type TerminalCredential = { password: string } | { privateKey: string };
 
@@ -16,21 +18,15 @@ export type TerminalTicket = {
   username: string;
   credential: TerminalCredential;
   sessionUid: string;
-  expiresAt: number;
 };
 
 const ticketSeconds = 60;
-const maxPendingTickets = 10_000;
+// Tokens a user may hold unused at once: a page opens one per terminal.
+const maxPendingPerUser = 20;
 
-const store = globalThis as typeof globalThis & { __dasTerminalTickets?: Map<string, TerminalTicket> };
-const tickets = () => {
-  store.__dasTerminalTickets ??= new Map();
-  return store.__dasTerminalTickets;
-};
-
-function forgetExpired(now: number) {
-  for (const [token, ticket] of tickets()) if (ticket.expiresAt <= now) tickets().delete(token);
-}
+const ticketId = (token: string) => createHash("sha256").update(token).digest("hex");
+// The credential's key comes from the token itself: the stored row alone opens to nothing.
+const credentialKey = (token: string) => createHmac("sha256", token).update("terminal credential").digest();
 
 function assertPrivateKey(text: string) {
   const parsed = ssh2.utils.parseKey(text);
@@ -44,8 +40,8 @@ function assertPrivateKey(text: string) {
 
 /**
  * `POST /ws/ssh`: a one-time token for the browser terminal, bound to the calling user, the device
- * of their namespace and a session uid chosen now; it expires after 60 s. The credential is kept
- * with it in memory only, until the terminal connects.
+ * of their namespace and a session uid chosen now; it expires after 60 s. Any instance can take
+ * it (the ticket is in the database), and the credential is stored sealed under the token.
  */
 export async function issueTerminalToken(
   db: Executor,
@@ -58,25 +54,34 @@ export async function issueTerminalToken(
     .from(devices)
     .where(and(eq(devices.tenantId, scope.tenantId), eq(devices.uid, input.device)));
   if (!device) throw notFound("device");
-  const now = Date.now();
-  forgetExpired(now);
-  if (tickets().size >= maxPendingTickets) throw new Error("too many pending terminal tokens");
+  await db.delete(terminalTickets).where(lte(terminalTickets.expiresAt, new Date()));
+  const [pending] = await db
+    .select({ count: count() })
+    .from(terminalTickets)
+    .where(eq(terminalTickets.userId, scope.actorId));
+  if ((pending?.count ?? 0) >= maxPendingPerUser) throw tooManyRequests("too many unused terminal tokens");
   const token = randomBytes(32).toString("base64url");
-  tickets().set(token, {
+  const id = ticketId(token);
+  const credential: TerminalCredential =
+    input.password !== undefined ? { password: input.password } : { privateKey: input.private_key ?? "" };
+  await db.insert(terminalTickets).values({
+    id,
     userId: scope.actorId,
     tenantId: scope.tenantId,
     deviceUid: device.uid,
     username: input.username,
-    credential: input.password !== undefined ? { password: input.password } : { privateKey: input.private_key ?? "" },
+    sealedCredential: sealWith(credentialKey(token), JSON.stringify(credential), id),
     sessionUid: randomBytes(32).toString("hex"),
-    expiresAt: now + ticketSeconds * 1000,
+    expiresAt: new Date(Date.now() + ticketSeconds * 1000),
   });
   return { token };
 }
 
 /** The ticket of a token, once: a second use, or a use after it expired, finds nothing. */
-export function takeTerminalTicket(token: string): TerminalTicket | undefined {
-  const ticket = tickets().get(token);
-  tickets().delete(token);
-  return ticket && ticket.expiresAt > Date.now() ? ticket : undefined;
+export async function takeTerminalTicket(db: Executor, token: string): Promise<TerminalTicket | undefined> {
+  const id = ticketId(token);
+  const [row] = await db.delete(terminalTickets).where(eq(terminalTickets.id, id)).returning();
+  if (!row || row.expiresAt.getTime() <= Date.now()) return undefined;
+  const { sealedCredential, expiresAt: _expiresAt, id: _id, ...ticket } = row;
+  return { ...ticket, credential: JSON.parse(openWith(credentialKey(token), sealedCredential, id)) };
 }

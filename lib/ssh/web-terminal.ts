@@ -70,7 +70,7 @@ export class WebTerminalEndpoint {
     if (request.headers.origin !== this.allowedOrigin) return refuseUpgrade(socket, 403, "origin not allowed");
     const query = terminalQuery.safeParse(Object.fromEntries(new URL(request.url ?? "", "http://local").searchParams));
     if (!query.success) return refuseUpgrade(socket, 400, "expected token, cols and rows");
-    const ticket = takeTerminalTicket(query.data.token);
+    const ticket = await takeTerminalTicket(this.db, query.data.token);
     if (!ticket || !(await mayConnect(this.db, ticket))) return refuseUpgrade(socket, 401, "invalid or used token");
 
     const headers = new Headers();

@@ -1,0 +1,83 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { terminalTickets } from "@/models/terminal-tickets";
+import type { Database, Db } from "../db";
+import { openTestDatabase } from "../testing/database";
+import { insertDevice, randomUid, seedScope } from "../testing/devices";
+import { issueTerminalToken, takeTerminalTicket } from "./terminal";
+
+let database: Database;
+let db: Db;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  db = database.db;
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+async function seedDevice() {
+  const scope = await seedScope(db);
+  return { scope, device: await insertDevice(db, scope.tenantId, "accepted") };
+}
+
+describe("browser terminal tickets", () => {
+  it("are taken once, by any instance, with the credential they were issued with", async () => {
+    const { scope, device } = await seedDevice();
+    const { token } = await issueTerminalToken(db, scope, { device, username: "alice", password: "pa55 word" });
+    const ticket = await takeTerminalTicket(db, token);
+    expect(ticket).toMatchObject({
+      userId: scope.actorId,
+      tenantId: scope.tenantId,
+      deviceUid: device,
+      username: "alice",
+      credential: { password: "pa55 word" },
+      sessionUid: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await takeTerminalTicket(db, token)).toBeUndefined();
+  });
+
+  it("store the token's hash and the credential sealed under the token: the row alone reveals neither", async () => {
+    const { scope, device } = await seedDevice();
+    const password = `secret-${randomUid().slice(0, 8)}`;
+    const { token } = await issueTerminalToken(db, scope, { device, username: "bob", password });
+    const rows = await db.select().from(terminalTickets).where(eq(terminalTickets.userId, scope.actorId));
+    expect(rows).toHaveLength(1);
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(token);
+    // Another token finds nothing, even when pointed at the row by its id.
+    expect(await takeTerminalTicket(db, `${token}x`)).toBeUndefined();
+    expect(await takeTerminalTicket(db, token)).toMatchObject({ credential: { password } });
+  });
+
+  it("expire after a minute", async () => {
+    const { scope, device } = await seedDevice();
+    const { token } = await issueTerminalToken(db, scope, { device, username: "carol", password: "x" });
+    await db
+      .update(terminalTickets)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(terminalTickets.userId, scope.actorId));
+    expect(await takeTerminalTicket(db, token)).toBeUndefined();
+  });
+
+  it("are limited per user while unused, and the limit frees up as they are used", async () => {
+    const { scope, device } = await seedDevice();
+    const issue = () => issueTerminalToken(db, scope, { device, username: "dave", password: "x" });
+    const tokens = [];
+    for (let index = 0; index < 20; index++) tokens.push((await issue()).token);
+    await expect(issue()).rejects.toMatchObject({ status: 429 });
+    await takeTerminalTicket(db, tokens[0] ?? "");
+    expect((await issue()).token).toEqual(expect.any(String));
+  });
+
+  it("are issued only for a device of the caller's namespace", async () => {
+    const { scope } = await seedDevice();
+    const elsewhere = await seedDevice();
+    await expect(
+      issueTerminalToken(db, scope, { device: elsewhere.device, username: "eve", password: "x" }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+});

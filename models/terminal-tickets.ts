@@ -1,0 +1,33 @@
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { devices } from "./devices";
+import { namespaces } from "./namespaces";
+import { users } from "./users";
+
+/**
+ * One-time tokens of the browser terminal, for a minute between `POST /ws/ssh` and the WebSocket
+ * that follows, on whichever instance it lands. The row is keyed by the token's SHA-256 and
+ * holds the credential sealed under a key derived from the token, which only the browser has.
+ */
+export const terminalTickets = pgTable(
+  "terminal_tickets",
+  {
+    id: text("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    deviceUid: text("device_uid")
+      .notNull()
+      .references(() => devices.uid, { onDelete: "cascade" }),
+    username: text("username").notNull(),
+    sealedCredential: text("sealed_credential").notNull(),
+    sessionUid: text("session_uid").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    index("terminal_tickets_user_idx").on(table.userId),
+    index("terminal_tickets_expires_at_idx").on(table.expiresAt),
+  ],
+);
