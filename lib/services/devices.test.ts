@@ -1,22 +1,15 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type DeviceStatus, devices } from "@/models/devices";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { openTestDatabase } from "../testing/database";
+import { withTestDatabase } from "../testing/database";
 import { insertDevices, seedScope } from "../testing/devices";
 import { acceptDevice, addDeviceTag } from "./devices";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 /** A namespace with `max_devices` and a device of each given status. */

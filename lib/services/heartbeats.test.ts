@@ -1,22 +1,15 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
-import type { Database, Db } from "../db";
-import { openTestDatabase } from "../testing/database";
+import type { Db } from "../db";
+import { withTestDatabase } from "../testing/database";
 import { insertDevice, randomUid, seedScope } from "../testing/devices";
 import { type Heartbeat, HeartbeatWriter } from "./heartbeats";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 const info = { id: "debian", pretty_name: "Debian 13", version: "0.2.0", arch: "arm64", platform: "native" };

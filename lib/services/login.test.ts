@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loginAttempts } from "@/models/login-attempts";
 import { clearFailures, countAttempt, lockedUntil } from "../auth/lockout";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
 import { ApiError } from "../errors";
 import { Reply } from "../http/route";
-import { openTestDatabase } from "../testing/database";
+import { withTestDatabase } from "../testing/database";
 import { loginUser } from "./login";
 import { createUser } from "./users";
 
@@ -18,16 +18,12 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "das-login-"));
 process.env.DATA_DIR = dataDir;
 process.env.JWT_SECRET ??= "a-test-secret-that-is-at-least-32-characters";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
+withTestDatabase((opened) => {
+  db = opened;
 });
 
-afterAll(async () => {
-  await database?.close();
+afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apiKeys } from "@/models/api-keys";
 import { type DeviceStatus, devices } from "@/models/devices";
 import { members, namespaces } from "@/models/namespaces";
@@ -9,25 +9,18 @@ import { sessions } from "@/models/sessions";
 import { users } from "@/models/users";
 import { hashApiKey } from "../auth/api-key-hash";
 import { resolveScope } from "../auth/credentials";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { openTestDatabase } from "../testing/database";
+import { withTestDatabase } from "../testing/database";
 import { insertDevice } from "../testing/devices";
 import { createNamespace, deleteNamespace, getNamespace, listNamespaces } from "./namespaces";
 
 const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
 const fingerprint = () => createHash("md5").update(randomUUID()).digest("hex").match(/../g)?.join(":") ?? "";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 async function insertUser() {

@@ -2,14 +2,14 @@ import { createHash, randomUUID, verify } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { devices } from "@/models/devices";
 import { users } from "@/models/users";
 import { type DeviceCaller, resolveScope, type Scope } from "../auth/credentials";
 import { serverPublicKeyPem } from "../auth/server-key";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { openTestDatabase } from "../testing/database";
+import { withTestDatabase } from "../testing/database";
 import { base64Of, randomEd25519Line } from "../testing/ssh-keys";
 import { createNamespace } from "./namespaces";
 import { authSshPublicKey, createPublicKey } from "./public-keys";
@@ -18,16 +18,12 @@ import { authSshPublicKey, createPublicKey } from "./public-keys";
 const dataDir = mkdtempSync(path.join(tmpdir(), "das-keys-"));
 process.env.DATA_DIR = dataDir;
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
+withTestDatabase((opened) => {
+  db = opened;
 });
 
-afterAll(async () => {
-  await database?.close();
+afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 

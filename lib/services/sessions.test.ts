@@ -1,15 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { sessionRecords } from "@/models/session-records";
 import { sessions } from "@/models/sessions";
 import { users } from "@/models/users";
 import { resolveScope, type Scope } from "../auth/credentials";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { openTestDatabase } from "../testing/database";
+import { withTestDatabase } from "../testing/database";
 import { insertDevice } from "../testing/devices";
 import { createNamespace } from "./namespaces";
 import {
@@ -27,16 +27,9 @@ import {
 
 const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 /** A namespace with its owner's scope. */

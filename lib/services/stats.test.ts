@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sessions } from "@/models/sessions";
-import type { Database, Db } from "../db";
-import { openTestDatabase } from "../testing/database";
+import type { Db } from "../db";
+import { withTestDatabase } from "../testing/database";
 import { insertDevices, randomUid, seedScope } from "../testing/devices";
 import { getStats } from "./stats";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 // Sessions have no create operation (the SSH gateway makes them): rows are inserted here.

@@ -1,26 +1,19 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { devices } from "@/models/devices";
 import { firewallRules } from "@/models/firewall-rules";
 import type { PublicKeyFilter } from "@/models/public-keys";
 import { publicKeys } from "@/models/public-keys";
 import type { Scope } from "../auth/credentials";
-import type { Database, Db } from "../db";
-import { openTestDatabase } from "../testing/database";
+import type { Db } from "../db";
+import { withTestDatabase } from "../testing/database";
 import { insertDevices, seedScope } from "../testing/devices";
 import { deleteTag, listTags, renameTag } from "./tags";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 async function insertDevice(scope: Scope, tags: string[]) {

@@ -1,21 +1,14 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminalTickets } from "@/models/terminal-tickets";
-import type { Database, Db } from "../db";
-import { openTestDatabase } from "../testing/database";
+import type { Db } from "../db";
+import { withTestDatabase } from "../testing/database";
 import { insertDevice, randomUid, seedScope } from "../testing/devices";
 import { issueTerminalToken, takeTerminalTicket } from "./terminal";
 
-let database: Database;
 let db: Db;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  db = database.db;
-});
-
-afterAll(async () => {
-  await database?.close();
+withTestDatabase((opened) => {
+  db = opened;
 });
 
 async function seedDevice() {

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase } from "@/e2e/api/support/database";
-import { type Database, openDatabase } from "../db";
+import { type Database, type Db, openDatabase } from "../db";
 
 /**
  * A migrated, empty database for service-level tests: a new PGlite data directory, or a new
@@ -21,4 +22,16 @@ export async function openTestDatabase(): Promise<Database> {
     ...database,
     close: async () => (await database.close(), rmSync(dataDir, { recursive: true, force: true })),
   };
+}
+
+/** A test database for the calling test file: opened before its tests, removed after them. */
+export function withTestDatabase(use: (db: Db) => void) {
+  let database: Database | undefined;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    use(database.db);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
 }
