@@ -189,6 +189,7 @@ describe("exec", () => {
 
   it("runs as the account, with its groups, home and a fresh environment plus the client's locale", async () => {
     const client = await withGatewayKey();
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, run on the device
     const result = await exec(client, 'id -u; id -G; pwd; echo "$HOME|$USER|$LOGNAME|$SHELL|$LANG|${SECRET-unset}"', {
       env: { LANG: "C.UTF-8", SECRET: "leak" } as Record<string, string> as NodeJS.ProcessEnv,
     });

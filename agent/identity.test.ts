@@ -2,7 +2,6 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import ssh2 from "ssh2";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
 import { ed25519KeyPair } from "./testing";

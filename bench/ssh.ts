@@ -13,7 +13,7 @@ import { ensureBuild } from "../lib/build/ensure-build";
 
 type Api = { baseUrl: string; token?: string };
 
-async function api<T = any>(method: string, url: string, { baseUrl, token }: Api, body?: unknown): Promise<T> {
+async function api<T = unknown>(method: string, url: string, { baseUrl, token }: Api, body?: unknown): Promise<T> {
   const response = await fetch(`${baseUrl}${url}`, {
     method,
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },

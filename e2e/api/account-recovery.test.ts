@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cli } from "./support/cli";
 import { call, uniqueName } from "./support/client";
-import { linkIn, type MailServer, type ReceivedMail, startMailServer } from "./support/mail";
-import { type OwnServer, startOwnServer } from "./support/own-server";
+import { linkIn, type MailServer, type ReceivedMail } from "./support/mail";
+import { type OwnServer, withMailingServer } from "./support/own-server";
 
 /**
  * Activation, resend, password recovery and the recovery e-mail, over HTTP on a server of this
@@ -15,21 +15,17 @@ import { type OwnServer, startOwnServer } from "./support/own-server";
 
 let server: OwnServer;
 let mail: MailServer;
-
-beforeAll(async () => {
-  mail = await startMailServer();
-  server = await startOwnServer({
-    SMTP_URL: mail.url,
+withMailingServer(
+  {
     TRUSTED_PROXIES: "127.0.0.1",
     MAIL_REQUESTS_PER_HOUR_PER_SOURCE: "10",
     PUBLIC_URL: "https://devices.example.test",
-  });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await mail?.close();
-});
+  },
+  (started, smtp) => {
+    server = started;
+    mail = smtp;
+  },
+);
 
 let nextSource = 1;
 const newSource = () => `198.51.100.${nextSource++}`;

@@ -6,7 +6,6 @@ import type { Operation } from "@/lib/http/operation";
 import type { Case, Context, Table } from "./support/bad-input";
 import {
   type ApiResponse,
-  type CallOptions,
   call,
   type SeededNamespace,
   type SeededUser,
@@ -509,11 +508,9 @@ function adminCommandTable(): Table {
 
 function listNamespacesTable(): Table {
   const filter = (value: unknown) => encodeURIComponent(Buffer.from(JSON.stringify(value)).toString("base64"));
-  let user: SeededUser;
   return {
     setup: async () => {
       const namespace = await seedNamespace();
-      user = namespace.owner;
       return { credentials: { token: namespace.owner.tenantToken }, values: {}, verify: async () => {} };
     },
     cases: [

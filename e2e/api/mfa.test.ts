@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Authenticator } from "./support/authenticator";
 import { type ApiResponse, call, uniqueName } from "./support/client";
-import { type MailServer, startMailServer } from "./support/mail";
-import { type OwnServer, startOwnServer } from "./support/own-server";
+import type { MailServer } from "./support/mail";
+import { type OwnServer, withMailingServer } from "./support/own-server";
 
 /**
  * TOTP multi-factor authentication over HTTP on a server of this file's own, with codes computed
@@ -16,20 +16,16 @@ import { type OwnServer, startOwnServer } from "./support/own-server";
 
 let server: OwnServer;
 let mail: MailServer;
-
-beforeAll(async () => {
-  mail = await startMailServer();
-  server = await startOwnServer({
-    SMTP_URL: mail.url,
+withMailingServer(
+  {
     REQUIRE_EMAIL_CONFIRMATION: "false",
     TRUSTED_PROXIES: "127.0.0.1",
-  });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await mail?.close();
-});
+  },
+  (started, smtp) => {
+    server = started;
+    mail = smtp;
+  },
+);
 
 let nextSource = 1;
 const newSource = () => `192.0.2.${nextSource++}`;

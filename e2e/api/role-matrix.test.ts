@@ -7,7 +7,6 @@ import {
   call,
   type Role,
   type SeededNamespace,
-  type SeededUser,
   seedApiKey,
   seedMember,
   seedNamespace,

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, type SeededNamespace, seedMember } from "../api/support/client";
-import { isRoot, openTerminal, type RunningAgent, startDevice, type TestDevice, waitFor } from "./support";
+import { isRoot, openTerminal, startDevice, type TestDevice, waitFor } from "./support";
 
 describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the agent as root)", () => {
   let testDevice: TestDevice;
   let namespace: SeededNamespace;
-  let agent: RunningAgent;
   let account: TestDevice["account"];
   let deviceUid: string;
   // PUBLIC_URL is unset on the test server: its origin is http://localhost:PORT.
@@ -23,7 +22,7 @@ describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the 
 
   beforeAll(async () => {
     testDevice = await startDevice();
-    ({ namespace, account, agent, deviceUid } = testDevice);
+    ({ namespace, account, deviceUid } = testDevice);
   });
 
   afterAll(async () => {

@@ -27,8 +27,10 @@ const store = globalThis as typeof globalThis & {
   __dasNamespaceNames?: Map<string, Cached<string>>;
   __dasDeviceTokens?: Map<string, Cached<string>>;
 };
-const namespaceNames = (store.__dasNamespaceNames ??= new Map());
-const deviceTokens = (store.__dasDeviceTokens ??= new Map());
+store.__dasNamespaceNames ??= new Map();
+store.__dasDeviceTokens ??= new Map();
+const namespaceNames = store.__dasNamespaceNames;
+const deviceTokens = store.__dasDeviceTokens;
 
 async function namespaceName(db: Executor, tenantId: string, isFresh = false): Promise<string | undefined> {
   const cached = namespaceNames.get(tenantId);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { apiKeys } from "@/models/api-keys";
-import { type DeviceStatus, devices } from "@/models/devices";
+import { devices } from "@/models/devices";
 import { members, namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { sessions } from "@/models/sessions";

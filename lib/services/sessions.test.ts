@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { sessionRecords } from "@/models/session-records";
 import { sessions } from "@/models/sessions";

@@ -36,7 +36,7 @@ class GatewayConnection {
   });
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly socket: Socket,
     private readonly options: GatewayOptions,
   ) {

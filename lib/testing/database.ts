@@ -14,14 +14,19 @@ export async function openTestDatabase(): Promise<Database> {
   if (adminUrl) {
     const scratch = await createTestDatabase(adminUrl);
     const database = await openDatabase({ DATABASE_URL: scratch.url, DATA_DIR: "", DATABASE_POOL_SIZE: 4 });
-    return { ...database, close: async () => (await database.close(), await scratch.drop()) };
+    const close = async () => {
+      await database.close();
+      await scratch.drop();
+    };
+    return { ...database, close };
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "das-unit-"));
   const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
-  return {
-    ...database,
-    close: async () => (await database.close(), rmSync(dataDir, { recursive: true, force: true })),
+  const close = async () => {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
   };
+  return { ...database, close };
 }
 
 /** A test database for the calling test file: opened before its tests, removed after them. */

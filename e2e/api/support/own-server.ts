@@ -1,8 +1,10 @@
 import { rmSync } from "node:fs";
 import type { SQL } from "drizzle-orm";
+import { afterAll, beforeAll } from "vitest";
 import { openDatabase } from "@/lib/db";
 import type { Data } from "./cli";
 import { createTestDatabase } from "./database";
+import { type MailServer, startMailServer } from "./mail";
 import { newDataDir, type RunningServer, startServer } from "./server";
 
 export type OwnServer = {
@@ -55,4 +57,22 @@ export async function startOwnServer(env: Record<string, string> = {}): Promise<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * For a test file: an SMTP server in this process and a server of the file's own that mails
+ * through it (with `env`), started before the file's tests and stopped after them.
+ */
+export function withMailingServer(env: Record<string, string>, use: (server: OwnServer, mail: MailServer) => void) {
+  let server: OwnServer | undefined;
+  let mail: MailServer | undefined;
+  beforeAll(async () => {
+    mail = await startMailServer();
+    server = await startOwnServer({ SMTP_URL: mail.url, ...env });
+    use(server, mail);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mail?.close();
+  });
 }
