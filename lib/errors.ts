@@ -55,6 +55,9 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return cause?.code === "23505" && (constraint === undefined || cause.constraint === constraint);
 }
 
+/** True when PostgreSQL aborted the statement to break a deadlock (SQLSTATE 40P01). */
+export const isDeadlock = (error: unknown) => findPgError(error)?.code === "40P01";
+
 function findPgError(error: unknown): { code?: string; constraint?: string } | undefined {
   let current: unknown = error;
   for (let depth = 0; current && typeof current === "object" && depth < 5; depth++) {

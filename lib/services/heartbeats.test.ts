@@ -66,6 +66,30 @@ describe("heartbeat writer", () => {
     expect(await deviceRow(uid)).toMatchObject({ info, remoteAddr: "198.51.100.9", online: true });
   });
 
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    "locks a batch's rows in uid order, and writes it again when PostgreSQL breaks a deadlock by aborting it",
+    async () => {
+      const scope = await seedScope(db);
+      const [first, second] = (
+        await Promise.all([insertDevice(db, scope.tenantId), insertDevice(db, scope.tenantId)])
+      ).sort();
+      if (!first || !second) throw new Error("no devices");
+      const writer = new HeartbeatWriter(db);
+      let recorded: Promise<(string | undefined)[]> = Promise.resolve([]);
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select 1 from devices where uid = ${second} for update`);
+        // One batch, listed in reverse: the writer locks `first`, then waits for `second`.
+        recorded = Promise.all([second, first].map((uid) => writer.record(beatOf(uid, scope.tenantId))));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Now this transaction waits for `first`: a deadlock, which PostgreSQL breaks after a
+        // second by aborting the statement that has waited longest, the writer's.
+        await tx.execute(sql`select 1 from devices where uid = ${first} for update`);
+      });
+      expect(await recorded).toEqual([(await deviceRow(second))?.name, (await deviceRow(first))?.name]);
+      expect(writer.totals).toEqual({ heartbeats: 2, statements: 2 });
+    },
+  );
+
   it("writes a whole backlog in one statement and answers each heartbeat with its device's name", async () => {
     const scope = await seedScope(db);
     const uids = await Promise.all(Array.from({ length: 20 }, () => insertDevice(db, scope.tenantId)));

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
+import { isDeadlock } from "../errors";
 import { log } from "../log";
 
 export type Heartbeat = {
@@ -54,7 +55,7 @@ export class HeartbeatWriter {
       // Another write took them all meanwhile.
       if (batch.length === 0) break;
       try {
-        const names = await this.write(batch.map((waiting) => waiting.beat));
+        const names = await this.writeRetryingDeadlocks(batch.map((waiting) => waiting.beat));
         for (const waiting of batch) waiting.resolve(names.get(waiting.beat.uid));
       } catch (error) {
         log.warn("heartbeat write failed", { error: String(error), heartbeats: batch.length });
@@ -62,6 +63,23 @@ export class HeartbeatWriter {
       }
     }
     this.writing -= 1;
+  }
+
+  /**
+   * Rows are written in uid order, so two batches in flight lock the rows they share in the same
+   * order. A deadlock with other work on the same rows (which PostgreSQL breaks by aborting one
+   * statement) costs a retry, not the batch's heartbeats.
+   */
+  private async writeRetryingDeadlocks(beats: Heartbeat[]): Promise<Map<string, string>> {
+    const sorted = beats.toSorted((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write(sorted);
+      } catch (error) {
+        if (!isDeadlock(error) || attempt === 3) throw error;
+        log.info("heartbeat write retried after a deadlock", { heartbeats: beats.length, attempt });
+      }
+    }
   }
 
   /**
