@@ -82,6 +82,12 @@ export async function takeTerminalTicket(db: Executor, token: string): Promise<T
   const id = ticketId(token);
   const [row] = await db.delete(terminalTickets).where(eq(terminalTickets.id, id)).returning();
   if (!row || row.expiresAt.getTime() <= Date.now()) return undefined;
-  const { sealedCredential, expiresAt: _expiresAt, id: _id, ...ticket } = row;
-  return { ...ticket, credential: JSON.parse(openWith(credentialKey(token), sealedCredential, id)) };
+  return {
+    userId: row.userId,
+    tenantId: row.tenantId,
+    deviceUid: row.deviceUid,
+    username: row.username,
+    sessionUid: row.sessionUid,
+    credential: JSON.parse(openWith(credentialKey(token), row.sealedCredential, id)),
+  };
 }
