@@ -44,6 +44,18 @@ async function sessionLastSeen(uid: string) {
   return row?.lastSeen.toISOString();
 }
 
+/** Until a statement of this database waits for a row lock (the writer's, in the test below). */
+async function waitForLockWait() {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    const result = await db.execute(
+      sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if ((result as unknown as { rows: { waiting: number }[] }).rows[0]?.waiting) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("no statement came to wait for the lock");
+}
+
 describe("heartbeat writer", () => {
   it("answers a heartbeat only once the statement holding it has committed", async () => {
     const scope = await seedScope(db);
@@ -70,19 +82,21 @@ describe("heartbeat writer", () => {
     "locks a batch's rows in uid order, and writes it again when PostgreSQL breaks a deadlock by aborting it",
     async () => {
       const scope = await seedScope(db);
-      const [first, second] = (
-        await Promise.all([insertDevice(db, scope.tenantId), insertDevice(db, scope.tenantId)])
-      ).sort();
-      if (!first || !second) throw new Error("no devices");
+      // Stored in uid order too, so the statement locks `first` first whether it finds the rows
+      // by index (in the batch's order) or by scanning the table.
+      const [first = "", second = ""] = [randomUid(), randomUid()].sort();
+      await insertDevice(db, scope.tenantId, "pending", first);
+      await insertDevice(db, scope.tenantId, "pending", second);
       const writer = new HeartbeatWriter(db);
       let recorded: Promise<(string | undefined)[]> = Promise.resolve([]);
       await db.transaction(async (tx) => {
         await tx.execute(sql`select 1 from devices where uid = ${second} for update`);
         // One batch, listed in reverse: the writer locks `first`, then waits for `second`.
         recorded = Promise.all([second, first].map((uid) => writer.record(beatOf(uid, scope.tenantId))));
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        // Now this transaction waits for `first`: a deadlock, which PostgreSQL breaks after a
-        // second by aborting the statement that has waited longest, the writer's.
+        await waitForLockWait();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Now this transaction waits for `first`: a deadlock, which PostgreSQL breaks a second
+        // after the writer began to wait by aborting the writer's statement, the longer waiting.
         await tx.execute(sql`select 1 from devices where uid = ${first} for update`);
       });
       expect(await recorded).toEqual([(await deviceRow(second))?.name, (await deviceRow(first))?.name]);

@@ -66,9 +66,10 @@ export class HeartbeatWriter {
   }
 
   /**
-   * Rows are written in uid order, so two batches in flight lock the rows they share in the same
-   * order. A deadlock with other work on the same rows (which PostgreSQL breaks by aborting one
-   * statement) costs a retry, not the batch's heartbeats.
+   * Rows are written in uid order: found through the primary key they are locked in that order,
+   * found by a scan in the table's order, and two batches in flight, planned alike, never lock
+   * the rows they share crosswise. A deadlock with other work on the same rows (which PostgreSQL
+   * breaks by aborting one statement) costs a retry, not the batch's heartbeats.
    */
   private async writeRetryingDeadlocks(beats: Heartbeat[]): Promise<Map<string, string>> {
     const sorted = beats.toSorted((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));

@@ -36,8 +36,12 @@ const deviceRow = (uid: string, tenantId: string, status: DeviceStatus, tags: st
 });
 
 /** One device row in the namespace; returns its uid. */
-export async function insertDevice(db: Executor, tenantId: string, status: DeviceStatus = "pending") {
-  const uid = randomUid();
+export async function insertDevice(
+  db: Executor,
+  tenantId: string,
+  status: DeviceStatus = "pending",
+  uid = randomUid(),
+) {
   await db.insert(devices).values(deviceRow(uid, tenantId, status));
   return uid;
 }
