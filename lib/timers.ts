@@ -5,6 +5,7 @@ import { errorText } from "./errors";
 import { log } from "./log";
 import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
+import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
 import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
 
@@ -29,5 +30,9 @@ export function startTimers(db: Db, config: Config) {
     ...(config.SMTP_URL
       ? [every(Math.min(15, config.MAIL_RETRY_SECONDS), "delivering mail", async () => startDelivery())]
       : []),
+    // A PostgreSQL server vacuums itself (autovacuum); the embedded database, one table every 10 minutes.
+    ...(config.DATABASE_URL
+      ? []
+      : [every(600, "vacuuming the embedded database", () => unscopedVacuumStalestTable(db))]),
   ];
 }
