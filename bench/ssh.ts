@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createPublicKey } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -7,7 +7,7 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
-import { ed25519KeyPair } from "../agent/testing";
+import { ed25519KeyPair, spawnAgent } from "../agent/testing";
 import { freePort, type RunningServer, root, startServer } from "../e2e/api/support/server";
 import { ensureBuild } from "../lib/build/ensure-build";
 
@@ -61,23 +61,11 @@ type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
 /** The real agent (`agent/main.ts`) as a process, also serving its SSH server on `listenPort` for the baseline. */
 function startAgent(baseUrl: string, tenantId: string, hostname: string, listenPort: number): RealAgent {
   const dataDir = mkdtempSync(path.join(tmpdir(), "das-bench-agent-"));
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "agent/main.ts", "--server", baseUrl, "--tenant-id", tenantId, "--hostname", hostname],
-    {
-      cwd: root,
-      env: { ...process.env, AGENT_DATA_DIR: dataDir, AGENT_LISTEN: `127.0.0.1:${listenPort}`, LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+  const agent = spawnAgent(
+    { server: baseUrl, tenantId, hostname, dataDir },
+    { AGENT_LISTEN: `127.0.0.1:${listenPort}` },
   );
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  return { child, output: () => output, dataDir };
+  return { ...agent, dataDir };
 }
 
 function connect(config: ConnectConfig): Promise<Client> {

@@ -1,12 +1,12 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import WebSocket from "ws";
+import { spawnAgent } from "../../agent/testing";
 import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
-import { root } from "../api/support/server";
 
 export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(), prefix));
 
@@ -29,29 +29,14 @@ export type RunningAgent = {
 export function startAgent(baseUrl: string, tenantId: string): RunningAgent {
   const hostname = `dev-${randomBytes(4).toString("hex")}`;
   const dataDir = scratchDir("das-agent-");
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "agent/main.ts", "--server", baseUrl, "--tenant-id", tenantId, "--hostname", hostname],
-    {
-      cwd: root,
-      env: { ...process.env, AGENT_DATA_DIR: dataDir, HEARTBEAT_INTERVAL: "1", LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
+  const { child, output } = spawnAgent({ server: baseUrl, tenantId, hostname, dataDir }, { HEARTBEAT_INTERVAL: "1" });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   return {
     hostname,
     dataDir,
-    output: () => output,
+    output,
     tunnelUp: (since = 0) =>
-      waitFor(`the agent's tunnel:\n${output}`, () => output.slice(since).includes('"message":"tunnel connected"')),
+      waitFor(`the agent's tunnel:\n${output()}`, () => output().slice(since).includes('"message":"tunnel connected"')),
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;
