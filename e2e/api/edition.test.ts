@@ -109,6 +109,6 @@ describe("MFA in the community edition", () => {
     });
     expect(login.status).toBe(200);
     expect(login.headers.get("x-mfa-token")).toBeNull();
-    expect(login.body).toMatchObject({ id: user.id, user: user.username, token: expect.any(String) });
+    expect(login.body).toMatchObject({ id: user.id, user: user.username, token: expect.any(String), mfa: false });
   });
 });

@@ -1,20 +1,18 @@
 import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
 import { verifyPassword } from "../auth/passwords";
-import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
 import { Reply } from "../http/route";
 import { mfaChallenge } from "./mfa";
-import { findUserByIdentifier, issueUserObject } from "./users";
+import { findUserByIdentifier, hasMfa, issueUserObject } from "./users";
 
 /**
  * Logs a user in by username or e-mail. Attempts count per (source, account): the third failure
  * in a row locks the pair (429 with `X-Account-Lockout`, epoch seconds). Unknown users and wrong
  * passwords answer alike and take the same time. Any failure of the lockout store fails the login.
  * For an MFA user the right password only earns an `X-MFA-Token`; the attempt stays counted
- * until Auth MFA completes the login, so codes cannot be guessed between passwords. MFA is of the
- * cloud edition: the community edition, where Auth MFA does not exist, logs such a user in with
- * the password (a server moved from one edition to the other keeps its users).
+ * until Auth MFA completes the login, so codes cannot be guessed between passwords (`hasMfa`:
+ * never in the community edition).
  */
 export async function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
   const user = await findUserByIdentifier(db, credentials.username);
@@ -22,10 +20,9 @@ export async function loginUser(db: Executor, credentials: { username: string; p
   const lockout = await countLoginAttempt(db, key);
   const isValid = await verifyPassword(user?.passwordHash, credentials.password);
   if (!user || !isValid) throw unauthorized("invalid username or password", lockout);
-  const needsMfa = user.mfaEnabled && getConfig().EDITION === "cloud";
-  if (!needsMfa) await clearFailures(db, key);
+  if (!hasMfa(user)) await clearFailures(db, key);
   // Told only after the right password, so the answer reveals nothing to a guesser.
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
-  if (needsMfa) throw await mfaChallenge(db, user, lockout);
+  if (hasMfa(user)) throw await mfaChallenge(db, user, lockout);
   return new Reply(await issueUserObject(db, user), { headers: { [lockoutHeader]: "0" } });
 }

@@ -3,6 +3,7 @@ import { members } from "@/models/namespaces";
 import { type UserRow, users } from "@/models/users";
 import { signUserToken } from "../auth/jwt";
 import { hashPassword, verifyPassword } from "../auth/passwords";
+import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
 import type { UserObject } from "../schemas/users";
@@ -105,6 +106,13 @@ async function defaultMembership(db: Executor, user: UserRow) {
   return first;
 }
 
+/**
+ * Whether MFA guards the user's logins. MFA is of the cloud edition: the community edition,
+ * where Auth MFA does not exist, treats a user who turned it on under the cloud edition as
+ * without it (a server moved from one edition to the other keeps its users).
+ */
+export const hasMfa = (user: Pick<UserRow, "mfaEnabled">) => user.mfaEnabled && getConfig().EDITION === "cloud";
+
 export function describeUser(
   user: UserRow,
   membership?: { tenantId: string; role: string },
@@ -117,7 +125,7 @@ export function describeUser(
     recovery_email: user.recoveryEmail ?? "",
     tenant: membership?.tenantId ?? "",
     role: membership?.role ?? "",
-    mfa: user.mfaEnabled,
+    mfa: hasMfa(user),
   };
 }
 
