@@ -7,6 +7,7 @@ import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
+import { unscopedPurgeExpiredTerminalTickets } from "./services/terminal";
 import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
 
 function every(seconds: number, name: string, task: () => Promise<unknown>) {
@@ -26,6 +27,7 @@ export function startTimers(db: Db, config: Config) {
     every(600, "purging login attempts", () => unscopedPurgeStaleAttempts(db, config.LOCKOUT_MAX_MINUTES)),
     every(3600, "purging rate limits", () => unscopedPurgeRateLimits(db)),
     every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),
+    every(3600, "purging expired terminal tokens", () => unscopedPurgeExpiredTerminalTickets(db)),
     every(86_400, "purging the mail outbox", () => unscopedPurgeOutbox(db)),
     ...(config.SMTP_URL
       ? [every(Math.min(15, config.MAIL_RETRY_SECONDS), "delivering mail", async () => startDelivery())]

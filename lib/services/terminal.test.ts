@@ -4,7 +4,7 @@ import { terminalTickets } from "@/models/terminal-tickets";
 import type { Db } from "../db";
 import { withTestDatabase } from "../testing/database";
 import { insertDevice, randomUid, seedScope } from "../testing/devices";
-import { issueTerminalToken, takeTerminalTicket } from "./terminal";
+import { issueTerminalToken, takeTerminalTicket, unscopedPurgeExpiredTerminalTickets } from "./terminal";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -54,6 +54,21 @@ describe("browser terminal tickets", () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(terminalTickets.userId, scope.actorId));
     expect(await takeTerminalTicket(db, token)).toBeUndefined();
+  });
+
+  it("that expired unused are purged, and count no more against the user's limit", async () => {
+    const { scope, device } = await seedDevice();
+    const issue = () => issueTerminalToken(db, scope, { device, username: "frank", password: "x" });
+    for (let index = 0; index < 20; index++) await issue();
+    await expect(issue()).rejects.toMatchObject({ status: 429 });
+    const ofUser = eq(terminalTickets.userId, scope.actorId);
+    await db
+      .update(terminalTickets)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(ofUser);
+    expect((await issue()).token).toEqual(expect.any(String));
+    await unscopedPurgeExpiredTerminalTickets(db);
+    expect(await db.select().from(terminalTickets).where(ofUser)).toHaveLength(1);
   });
 
   it("are limited per user while unused, and the limit frees up as they are used", async () => {

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { and, count, eq, lte } from "drizzle-orm";
+import { and, count, eq, gt, lt, sql } from "drizzle-orm";
 import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
 import { terminalTickets } from "@/models/terminal-tickets";
@@ -54,11 +54,10 @@ export async function issueTerminalToken(
     .from(devices)
     .where(and(eq(devices.tenantId, scope.tenantId), eq(devices.uid, input.device)));
   if (!device) throw notFound("device");
-  await db.delete(terminalTickets).where(lte(terminalTickets.expiresAt, new Date()));
   const [pending] = await db
     .select({ count: count() })
     .from(terminalTickets)
-    .where(eq(terminalTickets.userId, scope.actorId));
+    .where(and(eq(terminalTickets.userId, scope.actorId), gt(terminalTickets.expiresAt, new Date())));
   if ((pending?.count ?? 0) >= maxPendingPerUser) throw tooManyRequests("too many unused terminal tokens");
   const token = randomBytes(32).toString("base64url");
   const id = ticketId(token);
@@ -90,4 +89,9 @@ export async function takeTerminalTicket(db: Executor, token: string): Promise<T
     sessionUid: row.sessionUid,
     credential: JSON.parse(openWith(credentialKey(token), row.sealedCredential, id)),
   };
+}
+
+/** Tokens nobody used: removed with the other expired records (lib/timers.ts). */
+export async function unscopedPurgeExpiredTerminalTickets(db: Executor) {
+  await db.delete(terminalTickets).where(lt(terminalTickets.expiresAt, sql`now()`));
 }
