@@ -2,21 +2,6 @@
 
 import { type FormEvent, useState } from "react";
 
-/** A new password as the API takes it: 5 to 30 characters. */
-function NewPasswordInput({ name }: { name: string }) {
-  return (
-    <input
-      className="rounded border border-slate-300 px-3 py-2"
-      name={name}
-      type="password"
-      minLength={5}
-      maxLength={30}
-      required
-      autoComplete="new-password"
-    />
-  );
-}
-
 type State = { kind: "idle" | "sending" } | { kind: "done" | "error"; message: string };
 
 /** Sends the new password with the link's token to POST /api/user/{uid}/update_password. */
@@ -53,11 +38,27 @@ export function ResetPasswordForm({ uid, token }: { uid: string; token: string }
     <form className="mt-6 grid gap-4" onSubmit={submit}>
       <label className="grid gap-1 text-sm">
         New password (5 to 30 characters)
-        <NewPasswordInput name="password" />
+        <input
+          className="rounded border border-slate-300 px-3 py-2"
+          name="password"
+          type="password"
+          minLength={5}
+          maxLength={30}
+          required
+          autoComplete="new-password"
+        />
       </label>
       <label className="grid gap-1 text-sm">
         The same again
-        <NewPasswordInput name="confirmation" />
+        <input
+          className="rounded border border-slate-300 px-3 py-2"
+          name="confirmation"
+          type="password"
+          minLength={5}
+          maxLength={30}
+          required
+          autoComplete="new-password"
+        />
       </label>
       <button
         className="rounded bg-blue-700 px-4 py-2 font-medium text-white disabled:opacity-50"
