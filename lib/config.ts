@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { processSingleton } from "./process-state";
 
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -94,12 +95,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return { ...config, REQUIRE_EMAIL_CONFIRMATION: REQUIRE_EMAIL_CONFIRMATION ?? config.SMTP_URL !== undefined };
 }
 
-const store = globalThis as typeof globalThis & { __dasConfig?: Config };
-
 /** The process's configuration, read from the environment once. */
 export function getConfig(): Config {
-  store.__dasConfig ??= parseConfig(process.env);
-  return store.__dasConfig;
+  return processSingleton("config", () => parseConfig(process.env));
 }
 
 export function publicUrl(config: Config): string {

@@ -1,26 +1,22 @@
 import { jwtVerify, SignJWT } from "jose";
 import { getConfig } from "../config";
+import { processSingleton } from "../process-state";
 import { loadOrCreateSecret } from "../secrets";
 
 const algorithm = "HS256";
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const store = globalThis as typeof globalThis & { __dasJwtKey?: Promise<CryptoKey> };
 
 /**
  * The signing key, imported once: given raw bytes, jose imports them anew for every token, which
  * doubles the cost of a signature (felt when thousands of agents come back after a restart).
  */
 function key(): Promise<CryptoKey> {
-  if (!store.__dasJwtKey) {
+  return processSingleton("jwt key", () => {
     const config = getConfig();
     const secret = config.JWT_SECRET ?? loadOrCreateSecret(config.DATA_DIR, "jwt.key");
     const hmac = { name: "HMAC", hash: "SHA-256" };
-    store.__dasJwtKey = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), hmac, false, [
-      "sign",
-      "verify",
-    ]);
-  }
-  return store.__dasJwtKey;
+    return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), hmac, false, ["sign", "verify"]);
+  });
 }
 
 export type UserClaims = { sub: string; tenant: string };

@@ -1,18 +1,17 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { getConfig } from "../config";
+import { processSingleton } from "../process-state";
 import { loadOrCreateSecret } from "../secrets";
 
-const store = globalThis as typeof globalThis & { __dasSecretBoxKey?: Buffer };
 const version = "v1";
 
 /** The AES-256 key: MFA_ENCRYPTION_KEY, or one generated into DATA_DIR/mfa.key on first use. */
 function key(): Buffer {
-  if (!store.__dasSecretBoxKey) {
+  return processSingleton("secret box key", () => {
     const config = getConfig();
     const encoded = config.MFA_ENCRYPTION_KEY ?? loadOrCreateSecret(config.DATA_DIR, "mfa.key", 32);
-    store.__dasSecretBoxKey = Buffer.from(encoded, encoded === config.MFA_ENCRYPTION_KEY ? "base64" : "base64url");
-  }
-  return store.__dasSecretBoxKey;
+    return Buffer.from(encoded, encoded === config.MFA_ENCRYPTION_KEY ? "base64" : "base64url");
+  });
 }
 
 /**

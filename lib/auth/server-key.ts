@@ -1,23 +1,21 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import { getConfig } from "../config";
+import { processSingleton } from "../process-state";
 import { loadOrCreateFile } from "../secrets";
-
-const store = globalThis as typeof globalThis & { __dasSigningKey?: KeyObject };
 
 /**
  * The server's RSA key for `POST /api/auth/ssh`, generated into DATA_DIR on first use. Devices
  * can have any data signed with it, so it must never sign anything else (tokens, host keys).
  */
 function signingKey(): KeyObject {
-  if (!store.__dasSigningKey) {
+  return processSingleton("signing key", () => {
     const pem = loadOrCreateFile(getConfig().DATA_DIR, "signing.key", () =>
       generateKeyPairSync("rsa", { modulusLength: 2048 })
         .privateKey.export({ type: "pkcs8", format: "pem" })
         .toString(),
     );
-    store.__dasSigningKey = createPrivateKey(pem);
-  }
-  return store.__dasSigningKey;
+    return createPrivateKey(pem);
+  });
 }
 
 /** RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 bytes of `data`, base64. */

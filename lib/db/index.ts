@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
 import { log } from "../log";
+import { processSlot } from "../process-state";
 import { lockDataDir } from "../runtime";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -96,15 +97,14 @@ export function openDatabase(config: Pick<Config, "DATABASE_URL" | "DATA_DIR" | 
     : openPglite(config.DATA_DIR);
 }
 
-// Next.js bundles route handlers apart from server.ts: the handle lives on globalThis so both see one.
-const store = globalThis as typeof globalThis & { __dasDatabase?: Database };
+const openDatabaseSlot = processSlot<Database>("database");
 
 export function setDatabase(database: Database | undefined) {
-  store.__dasDatabase = database;
+  openDatabaseSlot.set(database);
 }
 
 export function getDb(): Db {
-  const database = store.__dasDatabase;
+  const database = openDatabaseSlot.get();
   if (!database) throw new Error("database is not open");
   return database.db;
 }

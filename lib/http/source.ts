@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { getConfig } from "../config";
+import { processSingleton } from "../process-state";
 
 /** Set by server.ts from the TCP peer on every request, overwriting anything a client sent. */
 export const peerHeader = "x-das-peer-address";
@@ -11,10 +12,8 @@ export function normalizeAddress(address: string | undefined): string {
   return address.startsWith("::ffff:") && ipv4.test(address.slice(7)) ? address.slice(7) : address;
 }
 
-const store = globalThis as typeof globalThis & { __dasTrustedProxies?: BlockList };
-
 function trustedProxies(): BlockList {
-  if (!store.__dasTrustedProxies) {
+  return processSingleton("trusted proxies", () => {
     const list = new BlockList();
     for (const entry of getConfig().TRUSTED_PROXIES) {
       const [address = "", prefix] = entry.split("/");
@@ -22,9 +21,8 @@ function trustedProxies(): BlockList {
       if (prefix) list.addSubnet(address, Number(prefix), family);
       else list.addAddress(address, family);
     }
-    store.__dasTrustedProxies = list;
-  }
-  return store.__dasTrustedProxies;
+    return list;
+  });
 }
 
 export function isTrustedProxy(peer: string): boolean {

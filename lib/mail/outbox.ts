@@ -5,6 +5,7 @@ import { type Config, getConfig } from "../config";
 import { type Executor, getDb } from "../db";
 import { errorText, notFound } from "../errors";
 import { log } from "../log";
+import { processSingleton } from "../process-state";
 import type { Mail } from "./templates";
 import { mailTransport } from "./transport";
 
@@ -42,22 +43,23 @@ export async function queueMail(db: Executor, mail: Mail): Promise<void> {
   startDelivery();
 }
 
-const state = globalThis as typeof globalThis & { __dasMailRound?: Promise<void>; __dasMailAgain?: boolean };
+const delivery = processSingleton("mail delivery", () => ({ running: false, again: false }));
 
 /** Runs a delivery round now, or right after the one under way. Never throws. */
 export function startDelivery(): void {
-  if (state.__dasMailRound) {
-    state.__dasMailAgain = true;
+  if (delivery.running) {
+    delivery.again = true;
     return;
   }
-  state.__dasMailRound = (async () => {
+  delivery.running = true;
+  void (async () => {
     do {
-      state.__dasMailAgain = false;
+      delivery.again = false;
       await deliverDueMail(getDb(), getConfig()).catch((error: unknown) =>
         log.warn("mail delivery round failed", { error: errorText(error) }),
       );
-    } while (state.__dasMailAgain);
-    state.__dasMailRound = undefined;
+    } while (delivery.again);
+    delivery.running = false;
   })();
 }
 

@@ -6,6 +6,7 @@ import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { badRequest, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { processSingleton } from "../process-state";
 import { type AuthDeviceInput, isPemPublicKey, realIp } from "../schemas/agent";
 import { heartbeatWriter } from "./heartbeats";
 import { consumeRateLimit } from "./rate-limit";
@@ -23,14 +24,8 @@ export function baseNameOf(input: Pick<AuthDeviceInput, "hostname" | "identity">
 }
 
 type Cached<T> = { value: T; at: number };
-const store = globalThis as typeof globalThis & {
-  __dasNamespaceNames?: Map<string, Cached<string>>;
-  __dasDeviceTokens?: Map<string, Cached<string>>;
-};
-store.__dasNamespaceNames ??= new Map();
-store.__dasDeviceTokens ??= new Map();
-const namespaceNames = store.__dasNamespaceNames;
-const deviceTokens = store.__dasDeviceTokens;
+const namespaceNames = processSingleton("namespace names", () => new Map<string, Cached<string>>());
+const deviceTokens = processSingleton("device tokens", () => new Map<string, Cached<string>>());
 
 async function namespaceName(db: Executor, tenantId: string, isFresh = false): Promise<string | undefined> {
   const cached = namespaceNames.get(tenantId);

@@ -6,7 +6,7 @@ import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
-import { log } from "../log";
+import { processEvent } from "../process-state";
 import { offsetOf, type Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/filter";
@@ -153,29 +153,11 @@ export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
   return view(db, scope, row);
 }
 
-type RevokedListener = (deviceUid: string) => void;
-const listenerStore = globalThis as typeof globalThis & { __dasDeviceRevokedListeners?: Set<RevokedListener> };
-
 /**
- * Called when a device stops being accepted (another status, or deleted): the tunnel endpoint
- * drops its tunnel at once. Returns the function that unsubscribes.
+ * A device stopped being accepted (another status, or deleted): the tunnel endpoint subscribes
+ * with `deviceRevoked.on` to drop its tunnel at once.
  */
-export function onDeviceRevoked(listener: RevokedListener): () => void {
-  listenerStore.__dasDeviceRevokedListeners ??= new Set();
-  const listeners = listenerStore.__dasDeviceRevokedListeners;
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function deviceRevoked(uid: string) {
-  for (const listener of listenerStore.__dasDeviceRevokedListeners ?? []) {
-    try {
-      listener(uid);
-    } catch (error) {
-      log.warn("a device revocation listener failed", { device: uid, error: String(error) });
-    }
-  }
-}
+export const deviceRevoked = processEvent<string>("device revoked");
 
 /** `PATCH /api/devices/{uid}/{status}`: accept goes through the device limit, the others never add to it. */
 export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, word: StatusWord) {
@@ -187,14 +169,14 @@ export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, w
     .where(ofDevice(scope, uid))
     .returning();
   if (!row) throw notFound("device");
-  deviceRevoked(uid);
+  deviceRevoked.emit(uid);
   return view(db, scope, row);
 }
 
 export async function deleteDevice(db: Executor, scope: Scope, uid: string) {
   const deleted = await db.delete(devices).where(ofDevice(scope, uid)).returning({ uid: devices.uid });
   if (deleted.length === 0) throw notFound("device");
-  deviceRevoked(uid);
+  deviceRevoked.emit(uid);
 }
 
 const maxTagsPerDevice = 3;

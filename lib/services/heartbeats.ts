@@ -3,6 +3,7 @@ import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
+import { processSingleton } from "../process-state";
 
 export type Heartbeat = {
   uid: string;
@@ -118,15 +119,13 @@ export class HeartbeatWriter {
   }
 }
 
-const store = globalThis as typeof globalThis & { __dasHeartbeats?: WeakMap<Executor, HeartbeatWriter> };
-
 /** The heartbeat writer of a database handle: one per process, whichever module copy asks. */
 export function heartbeatWriter(db: Executor): HeartbeatWriter {
-  store.__dasHeartbeats ??= new WeakMap();
-  let writer = store.__dasHeartbeats.get(db);
+  const writers = processSingleton("heartbeat writers", () => new WeakMap<Executor, HeartbeatWriter>());
+  let writer = writers.get(db);
   if (!writer) {
     writer = new HeartbeatWriter(db);
-    store.__dasHeartbeats.set(db, writer);
+    writers.set(db, writer);
   }
   return writer;
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getConfig, publicUrl } from "../config";
 import type { Executor } from "../db";
+import { processSlot } from "../process-state";
 import { version } from "../version";
 
 export async function checkHealth(db: Executor) {
@@ -8,11 +9,11 @@ export async function checkHealth(db: Executor) {
   return { status: "ok" as const };
 }
 
-const store = globalThis as typeof globalThis & { __dasSshPort?: number };
+const listeningSshPort = processSlot<number>("ssh port");
 
 /** The port the SSH gateway listens on, once it does (SSH_PORT=0 lets the system choose one). */
 export function setSshPort(port: number) {
-  store.__dasSshPort = port;
+  listeningSshPort.set(port);
 }
 
 /** Where clients reach the API and the SSH gateway, as `host:port`. */
@@ -20,6 +21,6 @@ export function describeServer() {
   const config = getConfig();
   const url = new URL(publicUrl(config));
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const sshPort = store.__dasSshPort ?? config.SSH_PORT;
+  const sshPort = listeningSshPort.get() ?? config.SSH_PORT;
   return { version, endpoints: { api: `${url.hostname}:${port}`, ssh: `${url.hostname}:${sshPort}` } };
 }

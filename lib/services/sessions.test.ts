@@ -19,8 +19,8 @@ import {
   endSession,
   listSessions,
   maxFramesPerBatch,
-  onSessionClose,
   playSession,
+  sessionClosed,
   touchSessions,
 } from "./sessions";
 
@@ -233,7 +233,7 @@ describe("closeSession", () => {
     const failing = vi.fn(() => {
       throw new Error("listener broke");
     });
-    const unsubscribe = [onSessionClose((session) => heard.push(session)), onSessionClose(failing)];
+    const unsubscribe = [sessionClosed.on((session) => heard.push(session)), sessionClosed.on(failing)];
     try {
       await closeSession(db, scope, uid, device);
       expect((await sessionRow(uid)).active).toBe(false);
@@ -251,7 +251,7 @@ describe("closeSession", () => {
     const device = await insertDevice(db, own.tenantId);
     const uid = await newSession(own.tenantId, device);
     const listener = vi.fn();
-    const stop = onSessionClose(listener);
+    const stop = sessionClosed.on(listener);
     try {
       expect(await statusOf(closeSession(db, own.scope, uid, await insertDevice(db, own.tenantId)))).toBe(404);
       expect(await statusOf(closeSession(db, other.scope, uid, device))).toBe(404);

@@ -7,7 +7,7 @@ import type { DeviceCaller, Scope } from "../auth/credentials";
 import type { Executor } from "../db";
 import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
-import { log } from "../log";
+import { processEvent } from "../process-state";
 import { offsetOf, type Pagination } from "../schemas/common";
 import { recordFrame } from "../schemas/sessions";
 import { describeDevice, namespaceState } from "./device-view";
@@ -88,22 +88,12 @@ export async function playSession(db: Executor, scope: Scope, uid: string) {
 }
 
 export type ClosedSession = { uid: string; tenantId: string; deviceUid: string };
-type CloseListener = (session: ClosedSession) => void;
-
-const store = globalThis as typeof globalThis & { __dasSessionCloseListeners?: Set<CloseListener> };
-const closeListeners = () => {
-  store.__dasSessionCloseListeners ??= new Set();
-  return store.__dasSessionCloseListeners;
-};
 
 /**
- * Called for every session closed through the API, after it is marked inactive: the SSH gateway
- * subscribes here to drop the live connection. Returns the function that unsubscribes.
+ * A session was closed through the API (and marked inactive): the SSH gateway subscribes with
+ * `sessionClosed.on` to drop the live connection.
  */
-export function onSessionClose(listener: CloseListener): () => void {
-  closeListeners().add(listener);
-  return () => closeListeners().delete(listener);
-}
+export const sessionClosed = processEvent<ClosedSession>("session closed");
 
 /** Marks a session of the namespace inactive; `deviceUid` must be the session's device. */
 export async function closeSession(db: Executor, scope: Scope, uid: string, deviceUid: string) {
@@ -113,13 +103,7 @@ export async function closeSession(db: Executor, scope: Scope, uid: string, devi
     .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid), eq(sessions.deviceUid, deviceUid)))
     .returning({ uid: sessions.uid, tenantId: sessions.tenantId, deviceUid: sessions.deviceUid });
   if (!closed) throw notFound("session");
-  for (const listener of closeListeners()) {
-    try {
-      listener(closed);
-    } catch (error) {
-      log.warn("a session close listener failed", { session: uid, error: String(error) });
-    }
-  }
+  sessionClosed.emit(closed);
 }
 
 /**

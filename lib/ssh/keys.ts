@@ -1,11 +1,10 @@
 import { createPublicKey } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
 import { getConfig } from "../config";
+import { processSingleton } from "../process-state";
 import { loadOrCreateFile } from "../secrets";
 
 const hostKeyFile = "ssh_host_ed25519_key";
-
-const store = globalThis as typeof globalThis & { __dasHostKey?: string };
 
 /**
  * The gateway's host key (OpenSSH ed25519 private key), generated into DATA_DIR on first start
@@ -13,10 +12,7 @@ const store = globalThis as typeof globalThis & { __dasHostKey?: string };
  * logs into devices with it. It is never the API's signing key.
  */
 export function hostKey(): string {
-  if (!store.__dasHostKey) {
-    store.__dasHostKey = loadOrCreateFile(getConfig().DATA_DIR, hostKeyFile, generateHostKey);
-  }
-  return store.__dasHostKey;
+  return processSingleton("host key", () => loadOrCreateFile(getConfig().DATA_DIR, hostKeyFile, generateHostKey));
 }
 
 // ssh2's generator writes an ed25519 key that its own parser refuses about once in 270 tries:

@@ -4,10 +4,11 @@ import { sessions } from "@/models/sessions";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
+import { processSingleton } from "../process-state";
 import {
   createSession,
   endSession,
-  onSessionClose,
+  sessionClosed,
   touchSessions,
   unscopedSetAuthenticated,
   unscopedSetSessionKind,
@@ -17,17 +18,13 @@ import { Recorder } from "./recorder";
 
 const touchEveryMs = 30_000;
 
-type Registry = { sessions: Map<string, LiveSession>; unsubscribe?: () => void };
-const store = globalThis as typeof globalThis & { __dasLiveSessions?: Registry };
-
-function registry(): Registry {
-  if (!store.__dasLiveSessions) {
+function registry() {
+  return processSingleton("live sessions", () => {
     const sessions = new Map<string, LiveSession>();
     // `POST /api/sessions/{uid}/close` drops the live connection of that session.
-    const unsubscribe = onSessionClose((closed) => sessions.get(closed.uid)?.close("closed through the API"));
-    store.__dasLiveSessions = { sessions, unsubscribe };
-  }
-  return store.__dasLiveSessions;
+    sessionClosed.on((closed) => sessions.get(closed.uid)?.close("closed through the API"));
+    return { sessions };
+  });
 }
 
 export const newSessionUid = () => randomBytes(32).toString("hex");

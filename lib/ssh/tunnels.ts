@@ -10,7 +10,8 @@ import type { Db } from "../db";
 import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
 import { log } from "../log";
-import { onDeviceRevoked } from "../services/devices";
+import { processSingleton } from "../process-state";
+import { deviceRevoked } from "../services/devices";
 import { isValidSignature, parsedHostKey, sshKeyFromPem } from "./keys";
 import { Lifecycle } from "./lifecycle";
 import { refuseUpgrade } from "./upgrade";
@@ -66,17 +67,13 @@ export class Tunnel {
   }
 }
 
-type Registry = { tunnels: Map<string, Tunnel>; instance: string };
-const store = globalThis as typeof globalThis & { __dasTunnels?: Registry };
-
-function registry(): Registry {
-  if (!store.__dasTunnels) {
+function registry() {
+  return processSingleton("tunnels", () => {
     const live = new Map<string, Tunnel>();
     // Status changes and deletions made through the API on this instance drop the tunnel at once.
-    onDeviceRevoked((uid) => live.get(uid)?.close("the device is no longer accepted"));
-    store.__dasTunnels = { tunnels: live, instance: "local" };
-  }
-  return store.__dasTunnels;
+    deviceRevoked.on((uid) => live.get(uid)?.close("the device is no longer accepted"));
+    return { tunnels: live, instance: "local" };
+  });
 }
 
 /** Names this server instance in the ownership rows (its internal URL). */

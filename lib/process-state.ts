@@ -1,0 +1,52 @@
+import { log } from "./log";
+
+/**
+ * State kept once per process. Next.js bundles route handlers apart from server.ts, so a module
+ * can be loaded twice and a plain module-level variable would exist twice: every per-process
+ * value (database handle, keys, registries, listeners) lives in this one map on globalThis,
+ * under a name.
+ */
+const store = globalThis as typeof globalThis & { __deviceAccess?: Map<string, unknown> };
+store.__deviceAccess ??= new Map();
+const slots = store.__deviceAccess;
+
+/** The process's one value of this name, made by `create` on first use. */
+export function processSingleton<T>(name: string, create: () => T): T {
+  if (!slots.has(name)) slots.set(name, create());
+  return slots.get(name) as T;
+}
+
+/** A per-process value that is set later (e.g. by server.ts at start) and may be unset. */
+export function processSlot<T>(name: string) {
+  return {
+    get: () => slots.get(name) as T | undefined,
+    set: (value: T | undefined) => {
+      if (value === undefined) slots.delete(name);
+      else slots.set(name, value);
+    },
+  };
+}
+
+/**
+ * A per-process event: listeners subscribe with `on` (which returns the function that
+ * unsubscribes), `emit` calls each of them; a listener that throws is logged and does not stop
+ * the others.
+ */
+export function processEvent<T>(name: string) {
+  const listeners = processSingleton(`event:${name}`, () => new Set<(value: T) => void>());
+  return {
+    on(listener: (value: T) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    emit(value: T) {
+      for (const listener of listeners) {
+        try {
+          listener(value);
+        } catch (error) {
+          log.warn(`a listener of ${name} failed`, { error: String(error) });
+        }
+      }
+    },
+  };
+}
