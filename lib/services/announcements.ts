@@ -1,9 +1,10 @@
-import { asc, count, desc, eq } from "drizzle-orm";
+import { asc, desc, eq } from "drizzle-orm";
 import { type AnnouncementRow, announcements } from "@/models/announcements";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 
 // Announcements are service-wide news, not namespace data: no scope here.
 
@@ -11,14 +12,17 @@ const describe = (row: AnnouncementRow) => ({ uuid: row.uuid, title: row.title, 
 
 export async function listAnnouncements(db: Executor, query: Pagination & { order_by: "asc" | "desc" }) {
   const direction = query.order_by === "asc" ? asc : desc;
-  const [total] = await db.select({ count: count() }).from(announcements);
-  const rows = await db
-    .select({ title: announcements.title, date: announcements.date })
-    .from(announcements)
-    .orderBy(direction(announcements.date), direction(announcements.uuid))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
-  return paged(rows, total?.count ?? 0);
+  const { rows, total } = await readPage(
+    db,
+    { from: announcements },
+    db
+      .select({ title: announcements.title, date: announcements.date })
+      .from(announcements)
+      .orderBy(direction(announcements.date), direction(announcements.uuid))
+      .$dynamic(),
+    query,
+  );
+  return paged(rows, total);
 }
 
 export async function getAnnouncement(db: Executor, uuid: string) {

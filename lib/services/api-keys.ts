@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import { type ApiKeyRow, apiKeys } from "@/models/api-keys";
 import { hashApiKey } from "../auth/api-key-hash";
 import type { Scope } from "../auth/credentials";
 import { isRoleAbove, type MemberRole } from "../auth/roles";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 
 const describe = (row: ApiKeyRow) => ({
   tenant_id: row.tenantId,
@@ -75,15 +76,13 @@ export async function listApiKeys(
 ) {
   const where = eq(apiKeys.tenantId, scope.tenantId);
   const direction = query.order_by === "asc" ? asc : desc;
-  const [total] = await db.select({ count: count() }).from(apiKeys).where(where);
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(where)
-    .orderBy(direction(sortColumns[query.sort_by]), asc(apiKeys.name))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
-  return paged(rows.map(describe), total?.count ?? 0);
+  const { rows, total } = await readPage(
+    db,
+    { from: apiKeys, where },
+    db.select().from(apiKeys).where(where).orderBy(direction(sortColumns[query.sort_by]), asc(apiKeys.name)).$dynamic(),
+    query,
+  );
+  return paged(rows.map(describe), total);
 }
 
 /** A key of the namespace whose role does not exceed the caller's. */

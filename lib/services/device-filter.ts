@@ -1,4 +1,6 @@
 import type { PublicKeyFilter } from "@/models/public-keys";
+import type { Scope } from "../auth/credentials";
+import type { Executor, Tx } from "../db";
 import { conflict, notFound } from "../errors";
 import { searchUserRegex } from "./regex";
 
@@ -32,4 +34,40 @@ export function removeFilterTag(filter: PublicKeyFilter, tag: string): PublicKey
   if (!("tags" in filter) || !filter.tags.includes(tag)) throw notFound(`tag '${tag}'`);
   if (filter.tags.length === 1) throw conflict("the last tag cannot be removed: replace the filter instead");
   return { tags: filter.tags.filter((item) => item !== tag) };
+}
+
+/** Where a filter is stored (a public key's row, a firewall rule's row), found by `Key` in a namespace. */
+type FilterStore<Key, Row> = {
+  /** What a missing row is called in the 404. */
+  what: string;
+  /** The row's filter, locked for update; nothing when the row does not exist. */
+  lock: (tx: Tx, scope: Scope, key: Key) => Promise<{ filter: PublicKeyFilter }[]>;
+  /** Stores the filter and answers the updated row; nothing when the row does not exist. */
+  write: (db: Executor, scope: Scope, key: Key, filter: PublicKeyFilter) => Promise<Row[]>;
+};
+
+/**
+ * The tag edits of a stored filter: adding or removing one tag reads and writes under a row
+ * lock, so concurrent edits do not lose each other; replacing the tags needs no read.
+ */
+export function filterTagEditor<Key, Row>(store: FilterStore<Key, Row>) {
+  const found = <T>(row: T | undefined): T => {
+    if (!row) throw notFound(store.what);
+    return row;
+  };
+  const edit = (db: Executor, scope: Scope, key: Key, change: (filter: PublicKeyFilter) => PublicKeyFilter) =>
+    db.transaction(async (tx) => {
+      const [current] = await store.lock(tx, scope, key);
+      const [row] = await store.write(tx, scope, key, change(found(current).filter));
+      return found(row);
+    });
+  return {
+    addTag: (db: Executor, scope: Scope, key: Key, tag: string) =>
+      edit(db, scope, key, (filter) => addFilterTag(filter, tag)),
+    removeTag: (db: Executor, scope: Scope, key: Key, tag: string) =>
+      edit(db, scope, key, (filter) => removeFilterTag(filter, tag)),
+    /** Makes the filter exactly these tags, replacing a hostname filter too. */
+    replaceTags: async (db: Executor, scope: Scope, key: Key, tags: string[]) =>
+      found((await store.write(db, scope, key, { tags }))[0]),
+  };
 }

@@ -4,10 +4,11 @@ import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
 import { processEvent } from "../process-state";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/filter";
 import { describeDevice, namespaceState } from "./device-view";
@@ -67,19 +68,22 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
     filterToSql(query.filter, filterFields),
   );
   const direction = query.order_by === "asc" ? asc : desc;
-  const [total] = await db.select({ count: count() }).from(devices).where(where);
-  const rows = await db
-    .select()
-    .from(devices)
-    .where(where)
+  const { rows, total } = await readPage(
+    db,
+    { from: devices, where },
     // The uid breaks ties, so pages never overlap.
-    .orderBy(direction(sortColumns[query.sort_by]), direction(devices.uid))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
+    db
+      .select()
+      .from(devices)
+      .where(where)
+      .orderBy(direction(sortColumns[query.sort_by]), direction(devices.uid))
+      .$dynamic(),
+    query,
+  );
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
     rows.map((row) => describeDevice(row, namespace.name, namespace.isFull)),
-    total?.count ?? 0,
+    total,
   );
 }
 

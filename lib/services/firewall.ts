@@ -1,12 +1,13 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { type FirewallAction, type FirewallRuleRow, firewallRules } from "@/models/firewall-rules";
 import type { PublicKeyFilter } from "@/models/public-keys";
 import type { Scope } from "../auth/credentials";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
-import { addFilterTag, type FilteredDevice, filterAdmits, removeFilterTag } from "./device-filter";
+import type { Pagination } from "../schemas/common";
+import { type FilteredDevice, filterAdmits, filterTagEditor } from "./device-filter";
 import { assertUserRegexes, searchUserRegex } from "./regex";
 
 const describe = (row: FirewallRuleRow) => ({
@@ -60,15 +61,13 @@ export async function createFirewallRule(db: Executor, scope: Scope, input: Fire
 /** The namespace's rules in the order they are evaluated. */
 export async function listFirewallRules(db: Executor, scope: Scope, query: Pagination) {
   const where = eq(firewallRules.tenantId, scope.tenantId);
-  const [total] = await db.select({ count: count() }).from(firewallRules).where(where);
-  const rows = await db
-    .select()
-    .from(firewallRules)
-    .where(where)
-    .orderBy(asc(firewallRules.priority), asc(firewallRules.id))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
-  return paged(rows.map(describe), total?.count ?? 0);
+  const { rows, total } = await readPage(
+    db,
+    { from: firewallRules, where },
+    db.select().from(firewallRules).where(where).orderBy(asc(firewallRules.priority), asc(firewallRules.id)).$dynamic(),
+    query,
+  );
+  return paged(rows.map(describe), total);
 }
 
 export async function getFirewallRule(db: Executor, scope: Scope, id: number) {
@@ -88,37 +87,22 @@ export async function deleteFirewallRule(db: Executor, scope: Scope, id: number)
   if (!row) throw notFound("firewall rule");
 }
 
-/** Changes a rule's filter under a row lock, so concurrent tag edits do not lose each other. */
-function editFilter(db: Executor, scope: Scope, id: number, edit: (filter: PublicKeyFilter) => PublicKeyFilter) {
-  return db.transaction(async (tx) => {
-    const [current] = await tx
-      .select({ filter: firewallRules.filter })
-      .from(firewallRules)
-      .where(ofRule(scope, id))
-      .for("update");
-    if (!current) throw notFound("firewall rule");
-    const [row] = await tx
-      .update(firewallRules)
-      .set({ filter: edit(current.filter) })
-      .where(ofRule(scope, id))
-      .returning();
-    if (!row) throw new Error("update returned no row");
-    return describe(row);
-  });
-}
+const ruleFilter = filterTagEditor({
+  what: "firewall rule",
+  lock: (tx, scope, id: number) =>
+    tx.select({ filter: firewallRules.filter }).from(firewallRules).where(ofRule(scope, id)).for("update"),
+  write: (db, scope, id, filter) => db.update(firewallRules).set({ filter }).where(ofRule(scope, id)).returning(),
+});
 
-export const addFirewallRuleTag = (db: Executor, scope: Scope, id: number, tag: string) =>
-  editFilter(db, scope, id, (filter) => addFilterTag(filter, tag));
+export const addFirewallRuleTag = async (db: Executor, scope: Scope, id: number, tag: string) =>
+  describe(await ruleFilter.addTag(db, scope, id, tag));
 
-export const removeFirewallRuleTag = (db: Executor, scope: Scope, id: number, tag: string) =>
-  editFilter(db, scope, id, (filter) => removeFilterTag(filter, tag));
+export const removeFirewallRuleTag = async (db: Executor, scope: Scope, id: number, tag: string) =>
+  describe(await ruleFilter.removeTag(db, scope, id, tag));
 
 /** Makes the rule's filter exactly these tags, replacing a hostname filter too. */
-export async function updateFirewallRuleTags(db: Executor, scope: Scope, id: number, tags: string[]) {
-  const [row] = await db.update(firewallRules).set({ filter: { tags } }).where(ofRule(scope, id)).returning();
-  if (!row) throw notFound("firewall rule");
-  return describe(row);
-}
+export const updateFirewallRuleTags = async (db: Executor, scope: Scope, id: number, tags: string[]) =>
+  describe(await ruleFilter.replaceTags(db, scope, id, tags));
 
 export type EvaluatedRule = Pick<
   FirewallRuleRow,

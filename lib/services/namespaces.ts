@@ -5,9 +5,10 @@ import { users } from "@/models/users";
 import type { Caller, Scope } from "../auth/credentials";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/filter";
 import { type FilterField, filterToSql } from "./filter";
 
@@ -77,15 +78,13 @@ export async function listNamespaces(db: Executor, caller: Caller, query: Pagina
           db.select({ tenantId: members.tenantId }).from(members).where(eq(members.userId, caller.userId)),
         );
   const where = and(visible, filterToSql(query.filter, filterFields));
-  const [total] = await db.select({ count: count() }).from(namespaces).where(where);
-  const rows = await db
-    .select()
-    .from(namespaces)
-    .where(where)
-    .orderBy(asc(namespaces.createdAt), asc(namespaces.name))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
-  return paged(await describeNamespaces(db, rows), total?.count ?? 0);
+  const { rows, total } = await readPage(
+    db,
+    { from: namespaces, where },
+    db.select().from(namespaces).where(where).orderBy(asc(namespaces.createdAt), asc(namespaces.name)).$dynamic(),
+    query,
+  );
+  return paged(await describeNamespaces(db, rows), total);
 }
 
 function nameTaken(error: unknown) {

@@ -1,14 +1,15 @@
-import { and, asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import { devices } from "@/models/devices";
 import { type PublicKeyFilter, type PublicKeyRow, publicKeys } from "@/models/public-keys";
 import type { DeviceCaller, Scope } from "../auth/credentials";
 import { signWithServerKey } from "../auth/server-key";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/filter";
-import { addFilterTag, filterAdmits, removeFilterTag } from "./device-filter";
+import { filterAdmits, filterTagEditor } from "./device-filter";
 import { type FilterField, filterToSql } from "./filter";
 import { assertUserRegexes } from "./regex";
 import { sshKeyFingerprint } from "./ssh-keys";
@@ -66,15 +67,18 @@ const filterFields: Record<string, FilterField> = {
 /** The namespace's keys, newest first. */
 export async function listPublicKeys(db: Executor, scope: Scope, query: Pagination & { filter?: FilterItem[] }) {
   const where = and(eq(publicKeys.tenantId, scope.tenantId), filterToSql(query.filter, filterFields));
-  const [total] = await db.select({ count: count() }).from(publicKeys).where(where);
-  const rows = await db
-    .select()
-    .from(publicKeys)
-    .where(where)
-    .orderBy(desc(publicKeys.createdAt), asc(publicKeys.fingerprint))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
-  return paged(rows.map(describe), total?.count ?? 0);
+  const { rows, total } = await readPage(
+    db,
+    { from: publicKeys, where },
+    db
+      .select()
+      .from(publicKeys)
+      .where(where)
+      .orderBy(desc(publicKeys.createdAt), asc(publicKeys.fingerprint))
+      .$dynamic(),
+    query,
+  );
+  return paged(rows.map(describe), total);
 }
 
 export async function updatePublicKey(db: Executor, scope: Scope, fingerprint: string, input: PublicKeyRules) {
@@ -96,42 +100,23 @@ export async function deletePublicKey(db: Executor, scope: Scope, fingerprint: s
   if (!row) throw notFound("public key");
 }
 
-/** Changes a key's filter under a row lock, so concurrent tag edits do not lose each other. */
-function editFilter(
-  db: Executor,
-  scope: Scope,
-  fingerprint: string,
-  edit: (filter: PublicKeyFilter) => PublicKeyFilter,
-) {
-  return db.transaction(async (tx) => {
-    const [current] = await tx
-      .select({ filter: publicKeys.filter })
-      .from(publicKeys)
-      .where(ofKey(scope, fingerprint))
-      .for("update");
-    if (!current) throw notFound("public key");
-    const [row] = await tx
-      .update(publicKeys)
-      .set({ filter: edit(current.filter) })
-      .where(ofKey(scope, fingerprint))
-      .returning();
-    if (!row) throw new Error("update returned no row");
-    return describe(row);
-  });
-}
+const keyFilter = filterTagEditor({
+  what: "public key",
+  lock: (tx, scope, fingerprint: string) =>
+    tx.select({ filter: publicKeys.filter }).from(publicKeys).where(ofKey(scope, fingerprint)).for("update"),
+  write: (db, scope, fingerprint, filter) =>
+    db.update(publicKeys).set({ filter }).where(ofKey(scope, fingerprint)).returning(),
+});
 
-export const addPublicKeyTag = (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
-  editFilter(db, scope, fingerprint, (filter) => addFilterTag(filter, tag));
+export const addPublicKeyTag = async (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
+  describe(await keyFilter.addTag(db, scope, fingerprint, tag));
 
-export const removePublicKeyTag = (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
-  editFilter(db, scope, fingerprint, (filter) => removeFilterTag(filter, tag));
+export const removePublicKeyTag = async (db: Executor, scope: Scope, fingerprint: string, tag: string) =>
+  describe(await keyFilter.removeTag(db, scope, fingerprint, tag));
 
 /** Makes the key's filter exactly these tags, replacing a hostname filter too. */
-export async function updatePublicKeyTags(db: Executor, scope: Scope, fingerprint: string, tags: string[]) {
-  const [row] = await db.update(publicKeys).set({ filter: { tags } }).where(ofKey(scope, fingerprint)).returning();
-  if (!row) throw notFound("public key");
-  return describe(row);
-}
+export const updatePublicKeyTags = async (db: Executor, scope: Scope, fingerprint: string, tags: string[]) =>
+  describe(await keyFilter.replaceTags(db, scope, fingerprint, tags));
 
 /**
  * `POST /api/auth/ssh`: signs `data` with the server's key when the fingerprint is a key of the

@@ -1,14 +1,15 @@
-import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { type SessionRecordRow, sessionRecords } from "@/models/session-records";
 import { type SessionRow, sessions } from "@/models/sessions";
 import type { DeviceCaller, Scope } from "../auth/credentials";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
 import { processEvent } from "../process-state";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 import { recordFrame } from "../schemas/sessions";
 import { describeDevice, namespaceState } from "./device-view";
 
@@ -57,16 +58,16 @@ async function sessionView(db: Executor, tenantId: string, uid: string) {
 /** The namespace's sessions, newest first. */
 export async function listSessions(db: Executor, scope: Scope, query: Pagination) {
   const where = eq(sessions.tenantId, scope.tenantId);
-  const [total] = await db.select({ count: count() }).from(sessions).where(where);
-  const rows = await withDevice(db)
-    .where(where)
-    .orderBy(desc(sessions.startedAt), desc(sessions.uid))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
+  const { rows, total } = await readPage(
+    db,
+    { from: sessions, where },
+    withDevice(db).where(where).orderBy(desc(sessions.startedAt), desc(sessions.uid)).$dynamic(),
+    query,
+  );
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
     rows.map((row) => describeSession(row.session, row.device, namespace)),
-    total?.count ?? 0,
+    total,
   );
 }
 

@@ -1,13 +1,14 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { union } from "drizzle-orm/pg-core";
 import { devices } from "@/models/devices";
 import { firewallRules } from "@/models/firewall-rules";
 import { publicKeys } from "@/models/public-keys";
 import type { Scope } from "../auth/credentials";
 import type { Executor } from "../db";
+import { readPage } from "../db/paging";
 import { conflict, notFound } from "../errors";
 import { paged } from "../http/route";
-import { offsetOf, type Pagination } from "../schemas/common";
+import type { Pagination } from "../schemas/common";
 
 /** The `filter.tags` array of public keys and firewall rules (absent in the hostname form). */
 const filterTags = (filter: typeof publicKeys.filter | typeof firewallRules.filter) => sql`(${filter}->'tags')`;
@@ -34,16 +35,15 @@ function namespaceTags(db: Executor, tenantId: string) {
 
 export async function listTags(db: Executor, scope: Scope, query: Pagination) {
   const tags = namespaceTags(db, scope.tenantId);
-  const [total] = await db.select({ count: count() }).from(tags);
-  const rows = await db
-    .select({ tag: tags.tag })
-    .from(tags)
-    .orderBy(asc(tags.tag))
-    .limit(query.per_page)
-    .offset(offsetOf(query));
+  const { rows, total } = await readPage(
+    db,
+    { from: tags },
+    db.select({ tag: tags.tag }).from(tags).orderBy(asc(tags.tag)).$dynamic(),
+    query,
+  );
   return paged(
     rows.map((row) => row.tag),
-    total?.count ?? 0,
+    total,
   );
 }
 
