@@ -1,7 +1,6 @@
 import { bigint, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
-import type { MemberRole } from "./namespaces";
-import { namespaces } from "./namespaces";
+import { type MemberRole, tenantIdColumn } from "./namespaces";
 import { users } from "./users";
 
 export const apiKeys = pgTable(
@@ -9,9 +8,7 @@ export const apiKeys = pgTable(
   {
     // SHA-256 of the key; the key itself is shown once, at creation.
     keyHash: text("key_hash").primaryKey(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     name: text("name").notNull(),
     role: text("role").$type<MemberRole>().notNull(),
     createdBy: uuid("created_by")

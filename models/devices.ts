@@ -1,7 +1,13 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
-import { namespaces } from "./namespaces";
+import { tenantIdColumn } from "./namespaces";
+
+/** The device a row belongs to: deleting the device deletes the row. */
+export const deviceUidColumn = () =>
+  text("device_uid")
+    .notNull()
+    .references(() => devices.uid, { onDelete: "cascade" });
 
 export const deviceStatuses = ["accepted", "rejected", "pending", "removed", "unused"] as const;
 export type DeviceStatus = (typeof deviceStatuses)[number];
@@ -12,9 +18,7 @@ export const devices = pgTable(
   "devices",
   {
     uid: text("uid").primaryKey(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     name: text("name").notNull(),
     identity: jsonb("identity").$type<{ mac: string }>().notNull(),
     info: jsonb("info").$type<DeviceInfo>().notNull(),

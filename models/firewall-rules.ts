@@ -1,6 +1,6 @@
-import { boolean, index, integer, jsonb, pgTable, serial, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, serial, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
-import { namespaces } from "./namespaces";
+import { tenantIdColumn } from "./namespaces";
 import type { PublicKeyFilter } from "./public-keys";
 
 export const firewallActions = ["allow", "deny"] as const;
@@ -10,9 +10,7 @@ export const firewallRules = pgTable(
   "firewall_rules",
   {
     id: serial("id").primaryKey(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     action: text("action").$type<FirewallAction>().notNull(),
     active: boolean("active").notNull(),
     priority: integer("priority").notNull(),

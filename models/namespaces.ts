@@ -19,15 +19,19 @@ export const namespaces = pgTable(
   (table) => [uniqueIndex("namespaces_name_key").on(table.name), index("namespaces_owner_idx").on(table.owner)],
 );
 
+/** The namespace a row belongs to: deleting the namespace deletes the row. */
+export const tenantIdColumn = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => namespaces.tenantId, { onDelete: "cascade" });
+
 export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
 export type MemberRole = (typeof memberRoles)[number];
 
 export const members = pgTable(
   "members",
   {
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),

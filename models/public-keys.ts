@@ -1,15 +1,13 @@
-import { jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
-import { namespaces } from "./namespaces";
+import { tenantIdColumn } from "./namespaces";
 
 export type PublicKeyFilter = { hostname: string } | { tags: string[] };
 
 export const publicKeys = pgTable(
   "public_keys",
   {
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     fingerprint: text("fingerprint").notNull(),
     data: text("data").notNull(),
     name: text("name").notNull(),

@@ -1,5 +1,5 @@
-import { bigserial, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { namespaces } from "./namespaces";
+import { bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { tenantIdColumn } from "./namespaces";
 import { sessions } from "./sessions";
 
 /** Recorded terminal output of a session: frames in the order they were written. */
@@ -10,9 +10,7 @@ export const sessionRecords = pgTable(
     sessionUid: text("session_uid")
       .notNull()
       .references(() => sessions.uid, { onDelete: "cascade" }),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
     time: timestamp("time", { withTimezone: true }).notNull().defaultNow(),
     message: text("message").notNull(),
     width: integer("width").notNull(),

@@ -1,17 +1,13 @@
-import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { devices } from "./devices";
-import { namespaces } from "./namespaces";
+import { boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { deviceUidColumn } from "./devices";
+import { tenantIdColumn } from "./namespaces";
 
 export const sessions = pgTable(
   "sessions",
   {
     uid: text("uid").primaryKey(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
-    deviceUid: text("device_uid")
-      .notNull()
-      .references(() => devices.uid, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
+    deviceUid: deviceUidColumn(),
     username: text("username").notNull(),
     ipAddress: text("ip_address").notNull(),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),

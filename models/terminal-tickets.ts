@@ -1,6 +1,6 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { devices } from "./devices";
-import { namespaces } from "./namespaces";
+import { deviceUidColumn } from "./devices";
+import { tenantIdColumn } from "./namespaces";
 import { users } from "./users";
 
 /**
@@ -15,12 +15,8 @@ export const terminalTickets = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => namespaces.tenantId, { onDelete: "cascade" }),
-    deviceUid: text("device_uid")
-      .notNull()
-      .references(() => devices.uid, { onDelete: "cascade" }),
+    tenantId: tenantIdColumn(),
+    deviceUid: deviceUidColumn(),
     username: text("username").notNull(),
     sealedCredential: text("sealed_credential").notNull(),
     sessionUid: text("session_uid").notNull(),
