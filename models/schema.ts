@@ -4,6 +4,7 @@ export * from "./devices";
 export * from "./firewall-rules";
 export * from "./login-attempts";
 export * from "./mail-outbox";
+export * from "./mfa-recovery-codes";
 export * from "./namespaces";
 export * from "./public-keys";
 export * from "./rate-limits";

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { defineOperation, type Operation } from "../http/operation";
 import {
   deviceObject,
@@ -8,10 +7,6 @@ import {
   deviceTagsBody,
   deviceUidParams,
   listDevicesQuery,
-  listTagsQuery,
-  renameTagBody,
-  statsObject,
-  tagParams,
   updateDeviceBody,
 } from "../schemas/devices";
 
@@ -132,51 +127,6 @@ export const deleteDeviceTag = defineOperation({
   errors: { 404: "no such device, or the device has no such tag" },
 });
 
-export const listTags = defineOperation({
-  id: "listTags",
-  method: "GET",
-  path: "/api/tags",
-  tag: "tags",
-  summary: "The namespace's tags (devices, public keys, firewall rules), in name order",
-  access: { kind: "tenant", permission: "tag.read" },
-  query: listTagsQuery,
-  response: z.string(),
-  isList: true,
-});
-
-export const renameTag = defineOperation({
-  id: "renameTag",
-  method: "PUT",
-  path: "/api/tags/{tag}",
-  tag: "tags",
-  summary: "Rename a tag on every device, public key and firewall rule of the namespace",
-  access: { kind: "tenant", permission: "tag.manage" },
-  params: tagParams,
-  body: renameTagBody,
-  errors: { 404: "no such tag", 409: "the new name is a tag already" },
-});
-
-export const deleteTag = defineOperation({
-  id: "deleteTag",
-  method: "DELETE",
-  path: "/api/tags/{tag}",
-  tag: "tags",
-  summary: "Remove a tag from every device, public key and firewall rule of the namespace",
-  access: { kind: "tenant", permission: "tag.manage" },
-  params: tagParams,
-  errors: { 404: "no such tag" },
-});
-
-export const getStats = defineOperation({
-  id: "getStats",
-  method: "GET",
-  path: "/api/stats",
-  tag: "stats",
-  summary: "Device counts by status and active sessions of the namespace",
-  access: { kind: "tenant", permission: "stats.read" },
-  response: statsObject,
-});
-
 export const deviceOperations: Operation[] = [
   listDevices,
   getDevice,
@@ -187,8 +137,4 @@ export const deviceOperations: Operation[] = [
   createDeviceTag,
   updateDeviceTags,
   deleteDeviceTag,
-  listTags,
-  renameTag,
-  deleteTag,
-  getStats,
 ];

@@ -10,6 +10,8 @@ import { namespaceOperations } from "./namespaces";
 import { publicKeyOperations } from "./public-keys";
 import { serviceOperations } from "./service";
 import { sessionOperations } from "./sessions";
+import { statsOperations } from "./stats";
+import { tagOperations } from "./tags";
 import { terminalOperations } from "./terminal";
 import { userOperations } from "./users";
 
@@ -23,6 +25,8 @@ export const operations = [
   ...apiKeyOperations,
   ...agentOperations,
   ...deviceOperations,
+  ...tagOperations,
+  ...statsOperations,
   ...publicKeyOperations,
   ...firewallOperations,
   ...sessionOperations,

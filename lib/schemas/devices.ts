@@ -85,15 +85,3 @@ export const deviceTagsBody = z.object({
     .transform((tags) => [...new Set(tags)]),
 });
 export const deviceTagParams = z.object({ uid: deviceUid, tag: tagName });
-
-export const tagParams = z.object({ tag: tagName });
-export const renameTagBody = z.object({ tag: tagName });
-export const listTagsQuery = pagination;
-
-export const statsObject = z.object({
-  registered_devices: z.number().int(),
-  online_devices: z.number().int(),
-  pending_devices: z.number().int(),
-  rejected_devices: z.number().int(),
-  active_sessions: z.number().int(),
-});

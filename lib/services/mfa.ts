@@ -1,7 +1,8 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import QRCode from "qrcode";
-import { mfaRecoveryCodes, userTokens } from "@/models/user-tokens";
+import { mfaRecoveryCodes } from "@/models/mfa-recovery-codes";
+import { userTokens } from "@/models/user-tokens";
 import { type UserRow, users } from "@/models/users";
 import { sha256Hex } from "../auth/api-key-hash";
 import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";

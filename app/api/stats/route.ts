@@ -1,4 +1,4 @@
-import * as api from "@/lib/api/devices";
+import * as api from "@/lib/api/stats";
 import { getDb } from "@/lib/db";
 import { route } from "@/lib/http/route";
 import { getStats } from "@/lib/services/stats";

@@ -1,4 +1,4 @@
-import * as api from "@/lib/api/devices";
+import * as api from "@/lib/api/tags";
 import { getDb } from "@/lib/db";
 import { route } from "@/lib/http/route";
 import { listTags } from "@/lib/services/tags";
