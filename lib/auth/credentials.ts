@@ -5,9 +5,9 @@ import { members, namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
 import type { Executor } from "../db";
 import { forbidden, notFound, unauthorized } from "../errors";
-import { hashApiKey } from "./api-key-hash";
 import { verifyDeviceToken, verifyUserToken } from "./jwt";
 import { lowerRole, type MemberRole } from "./roles";
+import { hashToken } from "./token-hash";
 
 export type Caller =
   | { kind: "user"; userId: string; tokenTenant: string }
@@ -48,7 +48,7 @@ async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {
     })
     .from(apiKeys)
     .leftJoin(members, and(eq(members.tenantId, apiKeys.tenantId), eq(members.userId, apiKeys.createdBy)))
-    .where(eq(apiKeys.keyHash, hashApiKey(key)));
+    .where(eq(apiKeys.keyHash, hashToken(key)));
   if (!row) throw unauthorized("invalid API key");
   if (row.expiresIn !== -1 && row.expiresIn * 1000 <= Date.now()) throw unauthorized("the API key has expired");
   if (!row.creatorRole) throw unauthorized("the API key's creator is no longer a member of its namespace");

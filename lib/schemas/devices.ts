@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { deviceStatuses } from "@/models/devices";
 import { orderBy, pagination, timestamp } from "./common";
-import { filterQuery } from "./filter";
+import { filterQuery } from "./list-filter";
 
 export const deviceUidShape = /^[0-9a-f]{64}$/;
 export const deviceUid = z.string().regex(deviceUidShape, "expected 64 lower-case hex characters");

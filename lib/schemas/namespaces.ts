@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
-import { filterQuery } from "./filter";
+import { filterQuery } from "./list-filter";
 
 /** Namespace names take part in SSH addresses (`user@namespace.device@host`): hostname-like, no dots. */
 export const namespaceName = z

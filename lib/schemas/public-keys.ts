@@ -2,7 +2,7 @@ import { z } from "zod";
 import { maxPatternLength } from "../services/regex";
 import { pagination, timestamp } from "./common";
 import { tagName } from "./devices";
-import { filterQuery } from "./filter";
+import { filterQuery } from "./list-filter";
 
 /** A user's regular expression; lib/services/regex.ts checks that the engine supports it. */
 export const userRegex = z

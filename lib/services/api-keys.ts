@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { type ApiKeyRow, apiKeys } from "@/models/api-keys";
-import { hashApiKey } from "../auth/api-key-hash";
 import type { Scope } from "../auth/credentials";
 import { isRoleAbove, type MemberRole } from "../auth/roles";
+import { hashToken } from "../auth/token-hash";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
@@ -46,7 +46,7 @@ export async function createApiKey(db: Executor, scope: Scope, input: CreateApiK
   const [row] = await db
     .insert(apiKeys)
     .values({
-      keyHash: hashApiKey(key),
+      keyHash: hashToken(key),
       tenantId: scope.tenantId,
       name: input.name,
       role,

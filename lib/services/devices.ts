@@ -10,9 +10,9 @@ import { paged } from "../http/route";
 import { processEvent } from "../process-state";
 import type { Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
-import type { FilterItem } from "../schemas/filter";
+import type { FilterItem } from "../schemas/list-filter";
 import { describeDevice, namespaceState } from "./device-view";
-import { type FilterField, filterToSql } from "./filter";
+import { type FilterField, filterToSql } from "./list-filter";
 
 /** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
 const filterFields: Record<string, FilterField> = {

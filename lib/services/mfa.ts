@@ -4,9 +4,9 @@ import QRCode from "qrcode";
 import { mfaRecoveryCodes } from "@/models/mfa-recovery-codes";
 import { userTokens } from "@/models/user-tokens";
 import { type UserRow, users } from "@/models/users";
-import { sha256Hex } from "../auth/api-key-hash";
 import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
 import { openSecret, sealSecret } from "../auth/secret-box";
+import { hashToken } from "../auth/token-hash";
 import { matchTotp, newTotpSecret, totpUri } from "../auth/totp";
 import type { Executor } from "../db";
 import { badRequest, conflict, errorText, unauthorized } from "../errors";
@@ -25,7 +25,7 @@ const mfaTokenMaxTries = 5;
 const recoveryCacheSeconds = 10 * 60;
 const resetCodeSeconds = 24 * 3600;
 
-const hashCode = (code: string) => sha256Hex(normalizeCode(code));
+const hashCode = (code: string) => hashToken(normalizeCode(code));
 
 /** The user's TOTP secret; undefined without one, or when it cannot be decrypted (another key). */
 function readSecret(user: UserRow): string | undefined {
@@ -143,7 +143,7 @@ export async function authMfa(db: Executor, input: { token: string; code: string
     .where(
       and(
         eq(userTokens.purpose, "mfa_login"),
-        eq(userTokens.tokenHash, sha256Hex(input.token)),
+        eq(userTokens.tokenHash, hashToken(input.token)),
         gt(userTokens.expiresAt, sql`now()`),
         lt(userTokens.failures, mfaTokenMaxTries),
       ),

@@ -7,8 +7,8 @@ import { members, namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { sessions } from "@/models/sessions";
 import { users } from "@/models/users";
-import { hashApiKey } from "../auth/api-key-hash";
 import { resolveScope } from "../auth/credentials";
+import { hashToken } from "../auth/token-hash";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
 import { withTestDatabase } from "../testing/database";
@@ -42,7 +42,7 @@ async function populatedNamespace() {
   const tenantId = namespace.tenant_id;
   await db.insert(members).values({ tenantId, userId: member.id, role: "observer" });
   await db.insert(apiKeys).values({
-    keyHash: hashApiKey(randomUUID()),
+    keyHash: hashToken(randomUUID()),
     tenantId,
     name: `key${randomUUID().slice(0, 8)}`,
     role: "observer",

@@ -9,8 +9,8 @@ import { readPage } from "../db/paging";
 import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../http/route";
 import type { Pagination } from "../schemas/common";
-import type { FilterItem } from "../schemas/filter";
-import { type FilterField, filterToSql } from "./filter";
+import type { FilterItem } from "../schemas/list-filter";
+import { type FilterField, filterToSql } from "./list-filter";
 
 const filterFields: Record<string, FilterField> = {
   name: { column: namespaces.name, type: "text" },

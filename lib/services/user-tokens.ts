@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { type TokenPurpose, userTokens } from "@/models/user-tokens";
-import { sha256Hex } from "../auth/api-key-hash";
+import { hashToken } from "../auth/token-hash";
 import type { Executor } from "../db";
 
 /** A link token: 256 random bits. */
@@ -32,7 +32,7 @@ export async function issueToken(
   await db.insert(userTokens).values({
     userId,
     purpose,
-    tokenHash: sha256Hex(token),
+    tokenHash: hashToken(token),
     expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})`,
   });
   return token;
@@ -53,7 +53,7 @@ export async function consumeToken(
     .where(
       and(
         eq(userTokens.purpose, purpose),
-        eq(userTokens.tokenHash, sha256Hex(token)),
+        eq(userTokens.tokenHash, hashToken(token)),
         gt(userTokens.expiresAt, sql`now()`),
         userId === undefined ? undefined : eq(userTokens.userId, userId),
       ),

@@ -4,9 +4,9 @@ import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Database } from "../db";
 import { ApiError } from "../errors";
-import { type FilterItem, filterQuery } from "../schemas/filter";
+import { type FilterItem, filterQuery } from "../schemas/list-filter";
 import { openTestDatabase } from "../testing/database";
-import { type FilterField, filterToSql } from "./filter";
+import { type FilterField, filterToSql } from "./list-filter";
 import { createNamespace } from "./namespaces";
 import { createUser } from "./users";
 

@@ -1,6 +1,6 @@
 import { and, type Column, or, type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../errors";
-import type { FilterItem, PropertyCondition } from "../schemas/filter";
+import type { FilterItem, PropertyCondition } from "../schemas/list-filter";
 
 export type FilterField = { column: Column | SQL; type: "text" | "boolean" | "number" | "date" | "tags" };
 
