@@ -191,6 +191,33 @@ describe("filterToSql on namespaces", () => {
     expectBadRequest([prop("max_devices", "gt", "many")], fields, /bad value for 'max_devices'/);
   });
 
+  it.each([
+    "0000-01-01",
+    "-000001-01-01T00:00:00Z",
+    "+010000-01-01T00:00:00Z",
+    "9999-12-31T23:59:59-01:00",
+    "0001-01-01T00:00:00+01:00",
+  ])("refuses the date %s, which PostgreSQL cannot store, with 400", (date) => {
+    expectBadRequest([prop("created_at", "gt", date)], fields, /bad value for 'created_at'/);
+  });
+
+  it.each([2 ** 31, -(2 ** 31) - 1, 1.5, 1e300, "", " ", true])(
+    "refuses the number %j, which is no PostgreSQL integer, with 400",
+    (value) => {
+      expectBadRequest([prop("max_devices", "eq", value)], fields, /bad value for 'max_devices'/);
+    },
+  );
+
+  it("takes the first and last storable dates and integers to the database", async () => {
+    const edges = [
+      prop("created_at", "gt", "0001-01-01T00:00:00Z"),
+      prop("created_at", "lt", "9999-12-31T23:59:59Z"),
+      prop("max_devices", "gt", -(2 ** 31)),
+      prop("max_devices", "lt", 2 ** 31 - 1),
+    ];
+    expect(await select(edges)).toEqual(allNames);
+  });
+
   it("refuses bool on a field that is not boolean with 400", () => {
     expectBadRequest([prop("name", "bool", true)], fields, /'name' is not a boolean/);
   });

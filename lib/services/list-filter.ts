@@ -6,14 +6,21 @@ export type FilterField = { column: Column | SQL; type: "text" | "boolean" | "nu
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (match) => `\\${match}`);
 
+// Number properties are PostgreSQL integers; a value past their range is bad input, not a
+// database error.
+const isInteger = (number: number) => Number.isInteger(number) && number >= -(2 ** 31) && number < 2 ** 31;
+
+// JavaScript takes years 0, negative and past 9999, which PostgreSQL refuses in the ISO form.
+const isStorableDate = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
+
 function typedValue(field: FilterField, value: string | number | boolean): SQL | string | number | undefined {
   if (field.type === "number") {
-    const number = Number(value);
-    return Number.isFinite(number) ? number : undefined;
+    const number = typeof value === "boolean" || String(value).trim() === "" ? Number.NaN : Number(value);
+    return isInteger(number) ? number : undefined;
   }
   if (field.type === "date") {
     const date = new Date(String(value));
-    return Number.isNaN(date.getTime()) ? undefined : sql`${date.toISOString()}::timestamptz`;
+    return isStorableDate(date) ? sql`${date.toISOString()}::timestamptz` : undefined;
   }
   return String(value);
 }
