@@ -39,6 +39,15 @@ describe("tags on a device", () => {
     expect(await tagsOfDevice(namespace, device.uid)).toEqual(["web"]);
   });
 
+  it("takes two Unicode spellings of one tag as one tag, stored composed (NFC)", async () => {
+    const device = await seedDevice(namespace);
+    expect((await add(namespace, device.uid, "cafe\u0301")).body.tags).toEqual(["caf\u00e9"]);
+    expect((await add(namespace, device.uid, "caf\u00e9")).status).toBe(409);
+    const removed = await call("DELETE", tagPath(device.uid, "cafe\u0301"), owner(namespace));
+    expect(removed.status).toBe(200);
+    expect(await tagsOfDevice(namespace, device.uid)).toEqual([]);
+  });
+
   it("refuses a fourth tag (409), keeping the three", async () => {
     const device = await seedDevice(namespace, { tags: ["one", "two", "three"] });
     const response = await add(namespace, device.uid, "four");

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { memberRole, orderBy, pagination, timestamp } from "./common";
+import { memberRole, nameText, orderBy, pagination, timestamp } from "./common";
 
-export const apiKeyName = z
-  .string()
+export const apiKeyName = nameText()
   .trim()
   .min(3, "at least 3 characters")
   .max(20, "at most 20 characters")
@@ -19,7 +18,7 @@ export const createApiKeyBody = z.object({
 
 export const updateApiKeyBody = z.object({ name: apiKeyName.optional(), role: memberRole.optional() });
 
-export const apiKeyParams = z.object({ name: z.string().min(1).max(100) });
+export const apiKeyParams = z.object({ name: nameText().min(1).max(100) });
 
 export const listApiKeysQuery = pagination.extend({
   order_by: orderBy,

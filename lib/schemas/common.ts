@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { memberRoles } from "@/models/namespaces";
 
+/**
+ * Text that people name things with, in one Unicode spelling (NFC): two spellings of one name
+ * (a precomposed letter or a letter and a combining accent) are one name.
+ */
+export const nameText = () => z.string().normalize("NFC");
+
 export const tenantId = z.uuid({ message: "expected a tenant id (uuid)" });
 export const memberRole = z.enum(memberRoles);
 export const timestamp = z.date().transform((date) => date.toISOString());

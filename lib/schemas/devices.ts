@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deviceStatuses } from "@/models/devices";
-import { orderBy, pagination, timestamp } from "./common";
+import { nameText, orderBy, pagination, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
 
 export const deviceUidShape = /^[0-9a-f]{64}$/;
@@ -8,8 +8,7 @@ export const deviceUid = z.string().regex(deviceUidShape, "expected 64 lower-cas
 export const deviceUidParams = z.object({ uid: deviceUid });
 
 /** Tag names: 3 to 255 characters, none of / @ & : (they delimit tags in addresses and filters). */
-export const tagName = z
-  .string()
+export const tagName = nameText()
   .min(3, "at least 3 characters")
   .max(255, "at most 255 characters")
   .regex(/^[^/@&:]+$/, "no / @ & or :");

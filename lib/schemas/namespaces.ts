@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { terminalSafe } from "../text";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
 
@@ -11,7 +12,7 @@ export const createNamespaceBody = z.object({ name: namespaceName });
 
 export const namespaceSettings = z.object({
   session_record: z.boolean().optional(),
-  connection_announcement: z.string().max(4096).optional(),
+  connection_announcement: z.string().max(4096).transform(terminalSafe).optional(),
 });
 
 export const editNamespaceBody = z.object({ name: namespaceName.optional(), settings: namespaceSettings.optional() });

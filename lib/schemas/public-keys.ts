@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { maxPatternLength } from "../services/regex";
-import { pagination, timestamp } from "./common";
+import { nameText, pagination, timestamp } from "./common";
 import { tagName } from "./devices";
 import { filterQuery } from "./list-filter";
 
@@ -40,7 +40,7 @@ export const fingerprint = z
 export const publicKeyParams = z.object({ fingerprint });
 export const publicKeyTagParams = z.object({ fingerprint, tag: tagName });
 
-const keyName = z.string().trim().min(1, "at least 1 character").max(255, "at most 255 characters");
+const keyName = nameText().trim().min(1, "at least 1 character").max(255, "at most 255 characters");
 
 export const createPublicKeyBody = z.object({
   data: z.string().min(1, "required").max(16384, "at most 16384 characters"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "./common";
 
 export const username = z
   .string()
@@ -9,7 +10,7 @@ export const email = z
   .email()
   .max(254)
   .transform((value) => value.toLowerCase());
-export const personName = z.string().trim().min(3, "at least 3 characters").max(20, "at most 20 characters");
+export const personName = nameText().trim().min(3, "at least 3 characters").max(20, "at most 20 characters");
 
 export const registerBody = z.object({
   name: personName,
