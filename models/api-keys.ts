@@ -1,6 +1,6 @@
-import { bigint, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, foreignKey, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./columns";
-import { type MemberRole, tenantIdColumn } from "./namespaces";
+import { type MemberRole, members, tenantIdColumn } from "./namespaces";
 import { users } from "./users";
 
 export const apiKeys = pgTable(
@@ -22,6 +22,13 @@ export const apiKeys = pgTable(
   (table) => [
     uniqueIndex("api_keys_tenant_name_key").on(table.tenantId, table.name),
     index("api_keys_created_by_idx").on(table.createdBy),
+    // A key lives as long as its creator's membership: a removed member who is invited back
+    // does not get their old keys back.
+    foreignKey({
+      name: "api_keys_membership_fkey",
+      columns: [table.tenantId, table.createdBy],
+      foreignColumns: [members.tenantId, members.userId],
+    }).onDelete("cascade"),
   ],
 );
 

@@ -638,6 +638,24 @@ describe("API keys as credentials", () => {
     }
   });
 
+  it("ends with its creator's membership: invited back, the creator does not get the key back", async () => {
+    const namespace = await seedNamespace();
+    const administrator = await seedMember(namespace, "administrator");
+    const name = uniqueName("k");
+    const created = await createKey(administrator.tenantToken, { name, expires_at: -1, role: "observer" });
+    const key = created.body.id ?? "";
+    const membersPath = `/api/namespaces/${namespace.tenantId}/members`;
+    const owner = { token: namespace.owner.tenantToken };
+    expect((await call("DELETE", `${membersPath}/${administrator.id}`, owner)).status).toBe(200);
+    const invited = await call("POST", membersPath, {
+      ...owner,
+      body: { identifier: administrator.username, role: "administrator" },
+    });
+    expect(invited.status).toBe(200);
+    expect((await call("GET", keysUrl, { apiKey: key })).status).toBe(401);
+    expect((await listKeys(namespace)).body.map((item) => item.name)).not.toContain(name);
+  });
+
   it("answers 401 for an unknown or empty key", async () => {
     for (const apiKey of [randomUUID(), "not-a-key"]) {
       const response = await call("GET", keysUrl, { apiKey });
