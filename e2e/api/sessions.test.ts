@@ -362,6 +362,22 @@ describe("POST /api/sessions/{uid}/record and GET /api/sessions/{uid}/play", () 
     expect((await record(recorded, frame(recorded), { token: otherDevice.token })).status).toBe(200);
   });
 
+  it("answers 422 for a session that has ended, storing nothing", async () => {
+    const uid = await recordedSession();
+    expect((await record(uid, frame(uid, "before"), { token: device.token })).status).toBe(200);
+    const closed = await call("POST", `/api/sessions/${uid}/close`, {
+      token: namespace.owner.tenantToken,
+      body: { device: device.uid },
+    });
+    expect(closed.status, closed.text).toBe(200);
+    for (const credentials of [{ headers: await internalHeaders() }, { token: device.token }]) {
+      const refused = await record(uid, frame(uid, "after"), credentials);
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({ message: "the session has ended" });
+    }
+    expect((await play(namespace, uid)).map((item) => item.message)).toEqual(["before"]);
+  });
+
   it("takes frames from the session's own device only: another device's token is a 404", async () => {
     const uid = await recordedSession();
     const sibling = await seedDevice(namespace);

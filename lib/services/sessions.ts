@@ -110,7 +110,8 @@ export async function closeSession(db: Executor, scope: Scope, uid: string, devi
 /**
  * Stores one frame sent by the agent (its device token) or by the gateway (`device` null: the
  * internal secret). The agent reaches only sessions of its own device in its own namespace.
- * A bad frame, or one for a session that is not recorded, is a 422.
+ * A bad frame, or one for a session that is not recorded or has ended, is a 422: nobody writes
+ * into a recording after the session is over.
  */
 export async function recordSession(db: Executor, device: DeviceCaller | null, uid: string, body: unknown) {
   const parsed = recordFrame.safeParse(body);
@@ -121,7 +122,7 @@ export async function recordSession(db: Executor, device: DeviceCaller | null, u
   const frame = parsed.data;
   if (frame.uid !== uid) throw new ApiError(422, "bad frame: uid is not the session's uid");
   const [session] = await db
-    .select({ tenantId: sessions.tenantId, recorded: sessions.recorded })
+    .select({ tenantId: sessions.tenantId, recorded: sessions.recorded, active: sessions.active })
     .from(sessions)
     .where(
       and(
@@ -131,6 +132,7 @@ export async function recordSession(db: Executor, device: DeviceCaller | null, u
     );
   if (!session) throw notFound("session");
   if (!session.recorded) throw new ApiError(422, "the session is not recorded");
+  if (!session.active) throw new ApiError(422, "the session has ended");
   await appendFrames(db, session.tenantId, uid, [{ time: new Date(), ...frame }]);
 }
 
