@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { chosenKeyRefused } from "@/lib/schemas/api-keys";
 import {
   call,
   type SeededNamespace,
@@ -183,9 +184,31 @@ describe("create an API key", () => {
     const usable = await call("GET", "/api/namespaces", { apiKey: key });
     expect(usable.status).toBe(200);
     expect(usable.body.map((item: { tenant_id: string }) => item.tenant_id)).toEqual([namespace.tenantId]);
-    // The same key again is a conflict.
+    // The same key again is refused as a too regular one is: creating keys reveals no live key.
     const again = await createKey(namespace.owner.tenantToken, { name: uniqueName("k"), expires_at: -1, key });
-    expect(again.status).toBe(409);
+    const weak = await createKey(namespace.owner.tenantToken, {
+      name: uniqueName("k"),
+      expires_at: -1,
+      key: "00000000-0000-4000-8000-000000000000",
+    });
+    for (const refused of [again, weak]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ fields: [{ field: "key", message: chosenKeyRefused }] });
+    }
+  });
+
+  it.each([
+    "00000000-0000-4000-8000-000000000000",
+    "01234567-89ab-4cde-8f01-23456789abcd",
+    "deadbeef-dead-4eef-8ead-beefdeadbeef",
+    "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee",
+    "12341234-1234-4123-8123-412341234123",
+  ])("refuses the guessable key %s with 400 and creates nothing", async (key) => {
+    const name = uniqueName("k");
+    const response = await createKey(namespace.owner.tenantToken, { name, expires_at: -1, key });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ fields: [{ field: "key", message: chosenKeyRefused }] });
+    expect((await listKeys(namespace)).body.map((item) => item.name)).not.toContain(name);
   });
 
   it("makes a random key when key is blank", async () => {

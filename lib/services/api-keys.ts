@@ -6,8 +6,9 @@ import { isRoleAbove, type MemberRole } from "../auth/roles";
 import { hashToken } from "../auth/token-hash";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
-import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
+import { conflict, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
 import { paged } from "../http/route";
+import { chosenKeyRefused } from "../schemas/api-keys";
 import type { Pagination } from "../schemas/common";
 
 const describe = (row: ApiKeyRow) => ({
@@ -26,7 +27,8 @@ function assertRoleWithin(scope: Scope, role: MemberRole) {
 
 function mapConflict(error: unknown): unknown {
   if (isUniqueViolation(error, "api_keys_tenant_name_key")) return conflict("an API key with this name already exists");
-  if (isUniqueViolation(error, "api_keys_pkey")) return conflict("this key is already in use");
+  if (isUniqueViolation(error, "api_keys_pkey"))
+    return new ValidationError([{ field: "key", message: chosenKeyRefused }]);
   return error;
 }
 
