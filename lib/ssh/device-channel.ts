@@ -5,7 +5,7 @@ import WebSocket, { createWebSocketStream, WebSocketServer } from "ws";
 import { tunnels } from "@/models/tunnels";
 import { internalSecret, internalSecretHeader, isInternalSecret } from "../auth/internal";
 import type { Db } from "../db";
-import { Refusal } from "./access";
+import { Refusal } from "../services/ssh-access";
 import { findTunnel, thisInstance, tunnelStreamOptions } from "./tunnels";
 import { refuseUpgrade } from "./upgrade";
 

@@ -13,7 +13,7 @@ import {
   unscopedSetAuthenticated,
   unscopedSetSessionKind,
 } from "../services/sessions";
-import type { TargetDevice } from "./access";
+import type { TargetDevice } from "../services/ssh-access";
 import { Recorder } from "./recorder";
 
 const touchEveryMs = 30_000;
