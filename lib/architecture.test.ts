@@ -117,4 +117,15 @@ describe("architecture", () => {
   it("keeps the product apart from the tests: nothing in lib/, app/, models/ or agent/ imports e2e/", () => {
     expect(["lib/", "app/", "models/", "agent/"].flatMap((folder) => crossings(folder, ["e2e/"]))).toEqual([]);
   });
+
+  it("keeps lib/ssh to transport: its queries and rules are services, so it imports neither drizzle-orm nor models/", () => {
+    const drizzleImports = files
+      .filter((file) => file.startsWith("lib/ssh/") && !isTest(file))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => /^drizzle-orm(\/|$)/.test(specifier))
+          .map((specifier) => `${file} -> ${specifier}`),
+      );
+    expect([...crossings("lib/ssh/", ["models/"]), ...drizzleImports]).toEqual([]);
+  });
 });

@@ -22,6 +22,7 @@ import {
   playSession,
   sessionClosed,
   touchSessions,
+  unscopedInactiveSessions,
 } from "./sessions";
 
 const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
@@ -274,5 +275,23 @@ describe("listSessions", () => {
     const page = await listSessions(db, scope, { page: 1, per_page: 10 });
     expect(page.total).toBe(1);
     expect(page.items[0]?.device).toMatchObject({ uid: pending, status: "pending", acceptable: false });
+  });
+});
+
+describe("unscopedInactiveSessions", () => {
+  it("names the sessions marked inactive among those asked about, in any namespace", async () => {
+    const own = await newNamespace();
+    const other = await newNamespace();
+    const ownDevice = await insertDevice(db, own.tenantId);
+    const otherDevice = await insertDevice(db, other.tenantId);
+    const active = await newSession(own.tenantId, ownDevice);
+    const closed = await newSession(own.tenantId, ownDevice);
+    const ended = await newSession(other.tenantId, otherDevice);
+    const notAsked = await newSession(other.tenantId, otherDevice);
+    await closeSession(db, own.scope, closed, ownDevice);
+    await endSession(db, other.tenantId, ended);
+    await endSession(db, other.tenantId, notAsked);
+    const inactive = await unscopedInactiveSessions(db, [active, closed, ended, hex64()]);
+    expect(inactive.sort()).toEqual([closed, ended].sort());
   });
 });

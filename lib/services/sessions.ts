@@ -245,6 +245,18 @@ export async function unscopedEndOrphanedSessions(db: Executor) {
   return ended.length;
 }
 
+/**
+ * Which of these sessions are marked inactive: another instance answered their
+ * `POST /api/sessions/{uid}/close`. Unscoped: the uids alone name them.
+ */
+export async function unscopedInactiveSessions(db: Executor, uids: string[]) {
+  const inactive = await db
+    .select({ uid: sessions.uid })
+    .from(sessions)
+    .where(and(inArray(sessions.uid, uids), eq(sessions.active, false)));
+  return inactive.map((row) => row.uid);
+}
+
 export type Frame = { time: Date; message: string; width: number; height: number };
 
 /** Bound parameters per statement stay far below PostgreSQL's 65,535. */

@@ -1,10 +1,17 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { terminalTickets } from "@/models/terminal-tickets";
+import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
 import { withTestDatabase } from "../testing/database";
 import { insertDevice, randomUid, seedScope } from "../testing/devices";
-import { issueTerminalToken, takeTerminalTicket, unscopedPurgeExpiredTerminalTickets } from "./terminal";
+import { unscopedAddMember, unscopedRemoveMember, updateMember } from "./members";
+import {
+  issueTerminalToken,
+  redeemTerminalToken,
+  takeTerminalTicket,
+  unscopedPurgeExpiredTerminalTickets,
+} from "./terminal";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -87,5 +94,36 @@ describe("browser terminal tickets", () => {
     await expect(
       issueTerminalToken(db, scope, { device: elsewhere.device, username: "eve", password: "x" }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("redeeming a browser terminal token", () => {
+  /** An operator of a namespace with an accepted device, and a token issued to the operator. */
+  async function operatorToken() {
+    const { scope: owner, device } = await seedDevice();
+    const { actorId } = await seedScope(db);
+    await unscopedAddMember(db, owner.tenantId, actorId, "operator");
+    const operator = { tenantId: owner.tenantId, role: "operator", actorId, via: "jwt" } as Scope;
+    const { token } = await issueTerminalToken(db, operator, { device, username: "grace", password: "x" });
+    return { owner, actorId, token };
+  }
+
+  it("gives the ticket, once, to a member whose role may connect", async () => {
+    const { actorId, token } = await operatorToken();
+    expect(await redeemTerminalToken(db, token)).toMatchObject({ userId: actorId, username: "grace" });
+    expect(await redeemTerminalToken(db, token)).toBeUndefined();
+  });
+
+  it("gives nothing to a member demoted to a role that may not connect, and spends the token", async () => {
+    const { owner, actorId, token } = await operatorToken();
+    await updateMember(db, owner, actorId, "observer");
+    expect(await redeemTerminalToken(db, token)).toBeUndefined();
+    expect(await takeTerminalTicket(db, token)).toBeUndefined();
+  });
+
+  it("gives nothing to a user who left the namespace", async () => {
+    const { owner, actorId, token } = await operatorToken();
+    await unscopedRemoveMember(db, owner.tenantId, actorId);
+    expect(await redeemTerminalToken(db, token)).toBeUndefined();
   });
 });

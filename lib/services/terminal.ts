@@ -2,8 +2,10 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { and, count, eq, gt, lt, sql } from "drizzle-orm";
 import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
+import { members } from "@/models/namespaces";
 import { terminalTickets } from "@/models/terminal-tickets";
 import type { Scope } from "../auth/credentials";
+import { can } from "../auth/roles";
 import { openWith, sealWith } from "../auth/secret-box";
 import type { Executor } from "../db";
 import { notFound, tooManyRequests, ValidationError } from "../errors";
@@ -89,6 +91,20 @@ export async function takeTerminalTicket(db: Executor, token: string): Promise<T
     sessionUid: row.sessionUid,
     credential: JSON.parse(openWith(credentialKey(token), row.sealedCredential, id)),
   };
+}
+
+/**
+ * The ticket of a token, once, when its user is still a member whose role may connect to
+ * devices: a member removed or demoted since the token was issued gets nothing.
+ */
+export async function redeemTerminalToken(db: Executor, token: string): Promise<TerminalTicket | undefined> {
+  const ticket = await takeTerminalTicket(db, token);
+  if (!ticket) return undefined;
+  const [member] = await db
+    .select({ role: members.role })
+    .from(members)
+    .where(and(eq(members.tenantId, ticket.tenantId), eq(members.userId, ticket.userId)));
+  return member && can(member.role, "device.connect") ? ticket : undefined;
 }
 
 /** Tokens nobody used: removed with the other expired records (lib/timers.ts). */

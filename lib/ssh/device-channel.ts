@@ -1,11 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { eq } from "drizzle-orm";
 import WebSocket, { createWebSocketStream, WebSocketServer } from "ws";
-import { tunnels } from "@/models/tunnels";
 import { internalSecret, internalSecretHeader, isInternalSecret } from "../auth/internal";
 import type { Db } from "../db";
-import { Refusal } from "./access";
+import { Refusal } from "../services/ssh-access";
+import { unscopedTunnelOwner } from "../services/tunnels";
 import { findTunnel, thisInstance, tunnelStreamOptions } from "./tunnels";
 import { refuseUpgrade } from "./upgrade";
 
@@ -19,8 +18,8 @@ const relayTimeoutMs = 10_000;
 /** Where a device's tunnel is: on this instance, on another (its URL), or nowhere. */
 export async function locateTunnel(db: Db, deviceUid: string): Promise<"here" | { instance: string } | undefined> {
   if (findTunnel(deviceUid)) return "here";
-  const [row] = await db.select({ instance: tunnels.instance }).from(tunnels).where(eq(tunnels.deviceUid, deviceUid));
-  return row && row.instance !== thisInstance() ? { instance: row.instance } : undefined;
+  const instance = await unscopedTunnelOwner(db, deviceUid);
+  return instance && instance !== thisInstance() ? { instance } : undefined;
 }
 
 /**

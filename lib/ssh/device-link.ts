@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream";
 import ssh2, { type Client } from "ssh2";
-import { Refusal, type TargetDevice } from "./access";
+import { Refusal, type TargetDevice } from "../services/ssh-access";
 import { hostKey, sshKeyFromPem } from "./keys";
 
 const deviceLoginMs = 20_000;

@@ -5,7 +5,7 @@ import type { Db } from "../db";
 import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
 import { log } from "../log";
-import { parseTarget, Refusal, type Target } from "./access";
+import { parseTarget, Refusal, type Target } from "../services/ssh-access";
 import { isValidSignature, parsedHostKey, sshKeyFromWire } from "./keys";
 import { Lifecycle } from "./lifecycle";
 import { DeviceLogin } from "./login";

@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, inArray } from "drizzle-orm";
-import { sessions } from "@/models/sessions";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
@@ -10,10 +8,11 @@ import {
   endSession,
   sessionClosed,
   touchSessions,
+  unscopedInactiveSessions,
   unscopedSetAuthenticated,
   unscopedSetSessionKind,
 } from "../services/sessions";
-import type { TargetDevice } from "./access";
+import type { TargetDevice } from "../services/ssh-access";
 import { Recorder } from "./recorder";
 
 const touchEveryMs = 30_000;
@@ -36,11 +35,8 @@ export const newSessionUid = () => randomBytes(32).toString("hex");
 export async function closeSessionsEndedElsewhere(db: Db) {
   const live = [...registry().sessions.keys()];
   if (live.length === 0) return;
-  const ended = await db
-    .select({ uid: sessions.uid })
-    .from(sessions)
-    .where(and(inArray(sessions.uid, live), eq(sessions.active, false)));
-  for (const { uid } of ended) registry().sessions.get(uid)?.close("closed through the API");
+  for (const uid of await unscopedInactiveSessions(db, live))
+    registry().sessions.get(uid)?.close("closed through the API");
 }
 
 /**

@@ -2,7 +2,13 @@ import type { Client, ParsedKey } from "ssh2";
 import { clearFailures, countAttempt } from "../auth/lockout";
 import { getConfig } from "../config";
 import type { Db } from "../db";
-import { assertFirewallAllows, assertKeyAdmitted, findTargetDevice, Refusal, type Target } from "./access";
+import {
+  assertFirewallAllows,
+  assertKeyAdmitted,
+  Refusal,
+  type Target,
+  unscopedFindTargetDevice,
+} from "../services/ssh-access";
 import { locateTunnel, openDeviceChannel } from "./device-channel";
 import { dialDevice } from "./device-link";
 import { LiveSession, newSessionUid } from "./live-session";
@@ -32,7 +38,7 @@ export class DeviceLogin {
    * only: no session row, no lockout count, no call to the device.
    */
   async wouldAdmitKey(target: Target, key: ParsedKey): Promise<void> {
-    const device = await findTargetDevice(this.db, target);
+    const device = await unscopedFindTargetDevice(this.db, target);
     if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
     await assertKeyAdmitted(this.db, device, target.user, key);
     await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
@@ -40,7 +46,7 @@ export class DeviceLogin {
 
   /** A full attempt: on success, the logged-in connection to the device. Throws a Refusal. */
   async attempt(target: Target, credential: Credential): Promise<Client> {
-    const device = await findTargetDevice(this.db, target);
+    const device = await unscopedFindTargetDevice(this.db, target);
     if (!this.session) {
       this.session = await LiveSession.start(
         this.db,

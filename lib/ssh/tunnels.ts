@@ -1,10 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { and, eq, inArray } from "drizzle-orm";
 import ssh2, { type Connection, type ParsedKey, type ServerChannel } from "ssh2";
 import { createWebSocketStream, WebSocketServer } from "ws";
-import { devices } from "@/models/devices";
-import { tunnels } from "@/models/tunnels";
 import { verifyDeviceToken } from "../auth/jwt";
 import type { Db } from "../db";
 import { errorText } from "../errors";
@@ -12,6 +9,13 @@ import { normalizeAddress } from "../http/source";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
 import { deviceRevoked } from "../services/devices";
+import {
+  acceptedDeviceKey,
+  unscopedForgetInstanceTunnels,
+  unscopedForgetTunnelOwner,
+  unscopedRecordTunnelOwner,
+  unscopedStillAcceptedDevices,
+} from "../services/tunnels";
 import { isValidSignature, parsedHostKey, sshKeyFromPem } from "./keys";
 import { Lifecycle } from "./lifecycle";
 import { refuseUpgrade } from "./upgrade";
@@ -95,14 +99,6 @@ export function dropTunnel(deviceUid: string, reason: string) {
 /** This instance's name in the ownership rows. */
 export const thisInstance = () => registry().instance;
 
-async function acceptedDevice(db: Db, uid: string, tenantId: string) {
-  const [device] = await db
-    .select({ status: devices.status, publicKey: devices.publicKey })
-    .from(devices)
-    .where(and(eq(devices.uid, uid), eq(devices.tenantId, tenantId)));
-  return device?.status === "accepted" ? device : undefined;
-}
-
 /**
  * The tunnel endpoint: `GET /agent/tunnel` with the device token upgrades to a WebSocket over
  * which the agent runs SSH. Refused (401/403) before the upgrade unless the token is a valid
@@ -119,15 +115,15 @@ export class TunnelEndpoint {
    * when it is the only instance there can be (the embedded database).
    */
   async forgetStaleOwnership(isOnlyInstance: boolean) {
-    await this.db.delete(tunnels).where(isOnlyInstance ? undefined : eq(tunnels.instance, registry().instance));
+    await unscopedForgetInstanceTunnels(this.db, isOnlyInstance ? undefined : registry().instance);
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
     const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
-    const device = await acceptedDevice(this.db, claims.uid, claims.tenant);
-    const publicKey = device && sshKeyFromPem(device.publicKey);
+    const pem = await acceptedDeviceKey(this.db, claims.uid, claims.tenant);
+    const publicKey = pem && sshKeyFromPem(pem);
     if (!publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
     const address = normalizeAddress(request.socket.remoteAddress);
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
@@ -156,9 +152,9 @@ export class TunnelEndpoint {
         if (!isValidSignature(device.publicKey, context.blob, context.signature, context.hashAlgo)) {
           return context.reject(["publickey"]);
         }
-        acceptedDevice(this.db, device.uid, device.tenantId)
-          .then((current) => {
-            if (current && sshKeyFromPem(current.publicKey)?.getPublicSSH().equals(offered.data)) {
+        acceptedDeviceKey(this.db, device.uid, device.tenantId)
+          .then((pem) => {
+            if (pem && sshKeyFromPem(pem)?.getPublicSSH().equals(offered.data)) {
               isAuthenticated = true;
               context.accept();
             } else {
@@ -202,13 +198,9 @@ export class TunnelEndpoint {
     live.set(uid, tunnel);
     previous?.close("replaced by a new tunnel");
     log.info("tunnel connected", { device: uid, address });
-    this.db
-      .insert(tunnels)
-      .values({ deviceUid: uid, instance })
-      .onConflictDoUpdate({ target: tunnels.deviceUid, set: { instance, connectedAt: new Date() } })
-      .catch((error: unknown) =>
-        log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
-      );
+    unscopedRecordTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
+      log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
+    );
   }
 
   private unregister(tunnel: Tunnel) {
@@ -220,12 +212,9 @@ export class TunnelEndpoint {
     if (!wasRegistered) return;
     live.delete(uid);
     log.info("tunnel closed", { device: uid });
-    this.db
-      .delete(tunnels)
-      .where(and(eq(tunnels.deviceUid, uid), eq(tunnels.instance, instance)))
-      .catch((error: unknown) =>
-        log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
-      );
+    unscopedForgetTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
+      log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
+    );
   }
 
   /**
@@ -235,11 +224,7 @@ export class TunnelEndpoint {
   async sweep() {
     const uids = [...registry().tunnels.keys()];
     if (uids.length === 0) return;
-    const accepted = await this.db
-      .select({ uid: devices.uid })
-      .from(devices)
-      .where(and(inArray(devices.uid, uids), eq(devices.status, "accepted")));
-    const keep = new Set(accepted.map((row) => row.uid));
+    const keep = await unscopedStillAcceptedDevices(this.db, uids);
     for (const uid of uids) if (!keep.has(uid)) dropTunnel(uid, "the device is no longer accepted");
   }
 
@@ -247,6 +232,6 @@ export class TunnelEndpoint {
   async closeAll() {
     const { tunnels: live, instance } = registry();
     for (const tunnel of live.values()) tunnel.close("server stopping");
-    await this.db.delete(tunnels).where(eq(tunnels.instance, instance));
+    await unscopedForgetInstanceTunnels(this.db, instance);
   }
 }

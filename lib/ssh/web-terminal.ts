@@ -1,18 +1,15 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { and, eq } from "drizzle-orm";
 import type { ClientChannel } from "ssh2";
 import ssh2 from "ssh2";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
-import { members } from "@/models/namespaces";
-import { can } from "../auth/roles";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { sourceAddress } from "../http/source";
 import { log } from "../log";
 import { terminalQuery, terminalResize } from "../schemas/terminal";
-import { type TerminalTicket, takeTerminalTicket } from "../services/terminal";
-import { Refusal } from "./access";
+import { Refusal } from "../services/ssh-access";
+import { redeemTerminalToken, type TerminalTicket } from "../services/terminal";
 import { Lifecycle } from "./lifecycle";
 import type { LiveSession } from "./live-session";
 import { type Credential, DeviceLogin } from "./login";
@@ -30,15 +27,6 @@ function credentialOf(ticket: TerminalTicket): Credential {
   if (!key || key instanceof Error) throw new Refusal("the private key does not parse");
   // The gateway holds the private key itself: the key is proven without a signature exchange.
   return { key };
-}
-
-/** Whether the ticket's user is still a member allowed to connect in its namespace. */
-async function mayConnect(db: Db, ticket: TerminalTicket) {
-  const [member] = await db
-    .select({ role: members.role })
-    .from(members)
-    .where(and(eq(members.tenantId, ticket.tenantId), eq(members.userId, ticket.userId)));
-  return member !== undefined && can(member.role, "device.connect");
 }
 
 /**
@@ -70,8 +58,8 @@ export class WebTerminalEndpoint {
     if (request.headers.origin !== this.allowedOrigin) return refuseUpgrade(socket, 403, "origin not allowed");
     const query = terminalQuery.safeParse(Object.fromEntries(new URL(request.url ?? "", "http://local").searchParams));
     if (!query.success) return refuseUpgrade(socket, 400, "expected token, cols and rows");
-    const ticket = await takeTerminalTicket(this.db, query.data.token);
-    if (!ticket || !(await mayConnect(this.db, ticket))) return refuseUpgrade(socket, 401, "invalid or used token");
+    const ticket = await redeemTerminalToken(this.db, query.data.token);
+    if (!ticket) return refuseUpgrade(socket, 401, "invalid or used token");
 
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers))

@@ -7,9 +7,9 @@ import { namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { filterAdmits } from "../services/device-filter";
-import { evaluateFirewall } from "../services/firewall";
-import { searchUserRegex } from "../services/regex";
+import { filterAdmits } from "./device-filter";
+import { evaluateFirewall } from "./firewall";
+import { searchUserRegex } from "./regex";
 
 /** Why a login is refused: goes to the log and the session row, never to the client. */
 export class Refusal extends Error {}
@@ -44,8 +44,11 @@ export type TargetDevice = {
   announcement: string;
 };
 
-/** The accepted device a target names. */
-export async function findTargetDevice(db: Executor, target: Target): Promise<TargetDevice> {
+/**
+ * The accepted device a target names, in whichever namespace the login names (or the one
+ * `tenantId` confines it to): the gateway knows no caller's namespace before the login.
+ */
+export async function unscopedFindTargetDevice(db: Executor, target: Target): Promise<TargetDevice> {
   const [row] = await db
     .select({
       uid: devices.uid,
