@@ -1,16 +1,11 @@
 import { Client, type ClientChannel } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
 import { log } from "../lib/log";
+import { forwardedSsh, hexUidShape, tunnelPath } from "../lib/protocol";
 import { Backoff } from "./backoff";
 import type { DeviceServer } from "./device-server";
 import type { DeviceKey, ServerKeyPin } from "./identity";
 import type { DeviceCredentials, Registration } from "./registration";
-
-export const tunnelPath = "/agent/tunnel";
-
-/** The address the agent asks the server to forward: the device's SSH service (docs/ssh-path.md 2). */
-const forwarded = { address: "device", port: 22 };
-const sessionUid = /^[0-9a-f]{64}$/;
 
 const keepaliveMs = 30_000;
 const connectTimeoutMs = 20_000;
@@ -149,7 +144,7 @@ export class Tunnel {
       attempt.client = client;
       let isKeyRefused = false;
       client.on("ready", () =>
-        client.forwardIn(forwarded.address, forwarded.port, (error) => {
+        client.forwardIn(forwardedSsh.address, forwardedSsh.port, (error) => {
           if (error) return ended(`the server refused the forwarding: ${error.message}`);
           acceptSessionChannels(client);
           this.backoff.reset();
@@ -159,7 +154,7 @@ export class Tunnel {
         }),
       );
       client.on("tcp connection", (details, accept, reject) => {
-        if (!sessionUid.test(details.destIP)) return reject();
+        if (!hexUidShape.test(details.destIP)) return reject();
         this.serveChannel(accept(), details.destIP, details.srcIP, details.srcPort);
       });
       client.on("error", (error) =>
@@ -202,11 +197,11 @@ export class Tunnel {
 function acceptSessionChannels(client: Client) {
   const internals = client as unknown as { _forwarding: Record<string, number> };
   const bound = internals._forwarding;
-  const suffix = `:${forwarded.port}`;
-  const boundKey = `${forwarded.address}${suffix}`;
+  const suffix = `:${forwardedSsh.port}`;
+  const boundKey = `${forwardedSsh.address}${suffix}`;
   internals._forwarding = new Proxy(bound, {
     get: (target, key) => {
-      if (typeof key === "string" && key.endsWith(suffix) && sessionUid.test(key.slice(0, -suffix.length))) {
+      if (typeof key === "string" && key.endsWith(suffix) && hexUidShape.test(key.slice(0, -suffix.length))) {
         return target[boundKey];
       }
       return Reflect.get(target, key);

@@ -5,3 +5,10 @@
 export const terminalSafe = (text: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
   text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+
+/**
+ * What a terminal shows first: the namespace's connection announcement, safe for a terminal,
+ * its lines ended with CR LF; nothing without an announcement.
+ */
+export const terminalGreeting = (announcement: string) =>
+  announcement ? `${terminalSafe(announcement).replace(/\n/g, "\r\n")}\r\n` : "";

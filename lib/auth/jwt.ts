@@ -1,6 +1,7 @@
 import { jwtVerify, SignJWT } from "jose";
 import { getConfig } from "../config";
 import { processSingleton } from "../process-state";
+import { hexUidShape } from "../protocol";
 import { loadOrCreateSecret } from "../secrets";
 
 const algorithm = "HS256";
@@ -62,7 +63,7 @@ export async function verifyDeviceToken(token: string): Promise<DeviceClaims | u
     const { payload } = await jwtVerify(token, await key(), { algorithms: [algorithm], requiredClaims: ["exp"] });
     const { typ, uid, tenant } = payload;
     if (typ !== "device" || typeof uid !== "string" || typeof tenant !== "string") return undefined;
-    if (!/^[0-9a-f]{64}$/.test(uid) || !uuid.test(tenant)) return undefined;
+    if (!hexUidShape.test(uid) || !uuid.test(tenant)) return undefined;
     return { uid, tenant };
   } catch {
     return undefined;

@@ -1,7 +1,8 @@
 import { createPublicKey } from "node:crypto";
 import { z } from "zod";
+import { hexUidShape } from "../protocol";
 import { tenantId } from "./common";
-import { deviceInfo, deviceUid, deviceUidShape } from "./devices";
+import { deviceInfo, deviceUid } from "./devices";
 
 const macShape = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
 const hostnameShape = /^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)?$/;
@@ -59,7 +60,7 @@ export function readAuthDeviceBody(body: unknown): AuthDeviceInput | undefined {
     parsedInfo[field] = value;
   }
   if (!Array.isArray(sessions) || sessions.length > 256) return undefined;
-  for (const session of sessions) if (typeof session !== "string" || !deviceUidShape.test(session)) return undefined;
+  for (const session of sessions) if (typeof session !== "string" || !hexUidShape.test(session)) return undefined;
   if (!isString(hostname, 63) || !hostnameShape.test(hostname)) return undefined;
   if (!isObject(identity)) return undefined;
   const { mac } = identity;

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { deviceStatuses } from "@/models/devices";
+import { hexUidShape } from "../protocol";
 import { nameText, orderBy, pagination, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
 
-export const deviceUidShape = /^[0-9a-f]{64}$/;
-export const deviceUid = z.string().regex(deviceUidShape, "expected 64 lower-case hex characters");
+export const deviceUid = z.string().regex(hexUidShape, "expected 64 lower-case hex characters");
 export const deviceUidParams = z.object({ uid: deviceUid });
 
 /** Tag names: 3 to 255 characters, none of / @ & : (they delimit tags in addresses and filters). */

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { hexUidShape } from "../protocol";
 import { pagination, tenantId, timestamp } from "./common";
 import { deviceObject, deviceUid, position } from "./devices";
 
-export const sessionUid = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lower-case hex characters");
+export const sessionUid = z.string().regex(hexUidShape, "expected 64 lower-case hex characters");
 export const sessionParams = z.object({ uid: sessionUid });
 
 export const listSessionsQuery = pagination;

@@ -11,8 +11,8 @@ import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
 import { filterAdmits, filterTagEditor } from "./device-filter";
 import { type FilterField, filterToSql } from "./list-filter";
+import { sshKeyFingerprint } from "./public-key-format";
 import { assertUserRegexes } from "./regex";
-import { sshKeyFingerprint } from "./ssh-keys";
 
 const describe = (row: PublicKeyRow) => ({
   data: row.data,

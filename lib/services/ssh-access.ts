@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { ParsedKey } from "ssh2";
 import { devices } from "@/models/devices";
@@ -7,8 +6,10 @@ import { namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
+import { hexUidShape } from "../protocol";
 import { filterAdmits } from "./device-filter";
 import { evaluateFirewall } from "./firewall";
+import { keyBlobOfData, md5Fingerprint } from "./public-key-format";
 import { searchUserRegex } from "./regex";
 
 /** Why a login is refused: goes to the log and the session row, never to the client. */
@@ -21,14 +22,13 @@ export class Refusal extends Error {}
 export type Target = { login: string; user: string; namespace?: string; device: string; tenantId?: string };
 
 const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const deviceUid = /^[0-9a-f]{64}$/;
 
 export function parseTarget(login: string): Target | undefined {
   const at = login.lastIndexOf("@");
   const user = login.slice(0, at);
   const address = login.slice(at + 1).toLowerCase();
   if (at <= 0 || user.length > 255) return undefined;
-  if (deviceUid.test(address)) return { login, user, device: address };
+  if (hexUidShape.test(address)) return { login, user, device: address };
   const [namespace = "", device = "", ...rest] = address.split(".");
   if (rest.length > 0 || !label.test(namespace) || !label.test(device)) return undefined;
   return { login, user, namespace, device };
@@ -76,16 +76,6 @@ export async function unscopedFindTargetDevice(db: Executor, target: Target): Pr
   return device;
 }
 
-/** `ssh-keygen -l -E md5` of a key, as stored with the namespace's public keys. */
-const md5Fingerprint = (key: ParsedKey) =>
-  createHash("md5")
-    .update(key.getPublicSSH())
-    .digest("hex")
-    .replace(/(..)(?!$)/g, "$1:");
-
-const blobOfLine = (data: string) =>
-  Buffer.from(Buffer.from(data, "base64").toString("utf8").trim().split(/\s+/)[1] ?? "", "base64");
-
 /**
  * Refuses unless `key` is one of the device namespace's public keys whose filter admits the
  * device and whose username pattern matches the local user.
@@ -94,8 +84,10 @@ export async function assertKeyAdmitted(db: Executor, device: TargetDevice, user
   const [row] = await db
     .select({ data: publicKeys.data, filter: publicKeys.filter, username: publicKeys.username })
     .from(publicKeys)
-    .where(and(eq(publicKeys.tenantId, device.tenantId), eq(publicKeys.fingerprint, md5Fingerprint(key))));
-  if (!row || !blobOfLine(row.data).equals(key.getPublicSSH()))
+    .where(
+      and(eq(publicKeys.tenantId, device.tenantId), eq(publicKeys.fingerprint, md5Fingerprint(key.getPublicSSH()))),
+    );
+  if (!row || !keyBlobOfData(row.data).equals(key.getPublicSSH()))
     throw new Refusal("the key is not a key of the namespace");
   if (filterAdmits(row.filter, device) !== true) throw new Refusal("the key's filter does not admit the device");
   if (searchUserRegex(row.username, user) !== true) throw new Refusal("the key's username pattern does not match");

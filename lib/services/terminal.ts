@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { and, count, eq, gt, lt, sql } from "drizzle-orm";
 import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
@@ -7,6 +7,7 @@ import { terminalTickets } from "@/models/terminal-tickets";
 import type { Scope } from "../auth/credentials";
 import { can } from "../auth/roles";
 import { openWith, sealWith } from "../auth/secret-box";
+import { hashToken } from "../auth/token-hash";
 import type { Executor } from "../db";
 import { notFound, tooManyRequests, ValidationError } from "../errors";
 
@@ -26,7 +27,6 @@ const ticketSeconds = 60;
 // Tokens a user may hold unused at once: a page opens one per terminal.
 const maxPendingPerUser = 20;
 
-const ticketId = (token: string) => createHash("sha256").update(token).digest("hex");
 // The credential's key comes from the token itself: the stored row alone opens to nothing.
 const credentialKey = (token: string) => createHmac("sha256", token).update("terminal credential").digest();
 
@@ -62,7 +62,7 @@ export async function issueTerminalToken(
     .where(and(eq(terminalTickets.userId, scope.actorId), gt(terminalTickets.expiresAt, new Date())));
   if ((pending?.count ?? 0) >= maxPendingPerUser) throw tooManyRequests("too many unused terminal tokens");
   const token = randomBytes(32).toString("base64url");
-  const id = ticketId(token);
+  const id = hashToken(token);
   const credential: TerminalCredential =
     input.password !== undefined ? { password: input.password } : { privateKey: input.private_key ?? "" };
   await db.insert(terminalTickets).values({
@@ -80,7 +80,7 @@ export async function issueTerminalToken(
 
 /** The ticket of a token, once: a second use, or a use after it expired, finds nothing. */
 export async function takeTerminalTicket(db: Executor, token: string): Promise<TerminalTicket | undefined> {
-  const id = ticketId(token);
+  const id = hashToken(token);
   const [row] = await db.delete(terminalTickets).where(eq(terminalTickets.id, id)).returning();
   if (!row || row.expiresAt.getTime() <= Date.now()) return undefined;
   return {

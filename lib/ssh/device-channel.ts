@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import WebSocket, { createWebSocketStream, WebSocketServer } from "ws";
 import { internalSecret, internalSecretHeader, isInternalSecret } from "../auth/internal";
 import type { Db } from "../db";
+import { hexUidShape } from "../protocol";
 import { Refusal } from "../services/ssh-access";
 import { unscopedTunnelOwner } from "../services/tunnels";
 import { findTunnel, thisInstance, tunnelStreamOptions } from "./tunnels";
@@ -67,7 +68,7 @@ export class ChannelRelayEndpoint {
     const query = new URL(request.url ?? "", "http://local").searchParams;
     const tunnel = findTunnel(query.get("device") ?? "");
     const session = query.get("session") ?? "";
-    if (!tunnel || !/^[0-9a-f]{64}$/.test(session)) return refuseUpgrade(socket, 404, "no such tunnel here");
+    if (!tunnel || !hexUidShape.test(session)) return refuseUpgrade(socket, 404, "no such tunnel here");
     const channel = await tunnel
       .openChannel(session, query.get("ip") ?? "", Number(query.get("port") ?? 0))
       .catch(() => undefined);

@@ -1,7 +1,8 @@
 import type { Duplex } from "node:stream";
 import ssh2, { type Client } from "ssh2";
 import { Refusal, type TargetDevice } from "../services/ssh-access";
-import { hostKey, sshKeyFromPem } from "./keys";
+import { sshKeyFromPem } from "./device-keys";
+import { hostKey } from "./host-key";
 
 const deviceLoginMs = 20_000;
 

@@ -9,6 +9,7 @@ import type {
   ServerChannel,
   Session,
 } from "ssh2";
+import { terminalGreeting } from "../text";
 import type { LiveSession } from "./live-session";
 
 /** Only the locale reaches the device's environment. */
@@ -110,8 +111,12 @@ function relaySession(session: Session, link: Client, live: LiveSession, announc
 
   const ptyOf = () => (terminal ? { ...terminal } : undefined);
   session.on("shell", (accept) => {
-    const greeting = announcement ? `${announcement.replace(/\r?\n/g, "\r\n")}\r\n` : "";
-    start("shell", accept, (callback) => link.shell(ptyOf() ?? false, { env }, callback), greeting);
+    start(
+      "shell",
+      accept,
+      (callback) => link.shell(ptyOf() ?? false, { env }, callback),
+      terminalGreeting(announcement),
+    );
   });
   session.on("exec", (accept, _reject, info) => {
     const type = /^scp( |$)/.test(info.command) ? "scp" : "exec";

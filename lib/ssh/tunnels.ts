@@ -8,6 +8,7 @@ import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
+import { forwardedSsh } from "../protocol";
 import { deviceRevoked } from "../services/devices";
 import {
   acceptedDeviceKey,
@@ -16,14 +17,10 @@ import {
   unscopedRecordTunnelOwner,
   unscopedStillAcceptedDevices,
 } from "../services/tunnels";
-import { isValidSignature, parsedHostKey, sshKeyFromPem } from "./keys";
+import { isValidSignature, sshKeyFromPem } from "./device-keys";
+import { parsedHostKey } from "./host-key";
 import { Lifecycle } from "./lifecycle";
 import { refuseUpgrade } from "./upgrade";
-
-export const tunnelPath = "/agent/tunnel";
-
-/** The address and port agents ask to have forwarded: the device's own SSH service. */
-const forwardedAddress = { address: "device", port: 22 };
 
 const handshakeMs = 30_000;
 const keepaliveMs = 30_000;
@@ -55,7 +52,7 @@ export class Tunnel {
         reject(new Error("the tunnel is closing"));
         return;
       }
-      this.connection.forwardOut(sessionUid, forwardedAddress.port, userIp, userPort, (error, channel) => {
+      this.connection.forwardOut(sessionUid, forwardedSsh.port, userIp, userPort, (error, channel) => {
         if (error) reject(error);
         else resolve(channel);
       });
@@ -170,8 +167,8 @@ export class TunnelEndpoint {
         const isForward =
           name === "tcpip-forward" &&
           isAuthenticated &&
-          info.bindAddr === forwardedAddress.address &&
-          info.bindPort === forwardedAddress.port &&
+          info.bindAddr === forwardedSsh.address &&
+          info.bindPort === forwardedSsh.port &&
           tunnel.lifecycle.is("connecting");
         if (!isForward || !accept) return reject?.();
         clearTimeout(deadline);

@@ -10,6 +10,7 @@ import { log } from "../log";
 import { terminalQuery, terminalResize } from "../schemas/terminal";
 import { Refusal } from "../services/ssh-access";
 import { redeemTerminalToken, type TerminalTicket } from "../services/terminal";
+import { terminalGreeting } from "../text";
 import { Lifecycle } from "./lifecycle";
 import type { LiveSession } from "./live-session";
 import { type Credential, DeviceLogin } from "./login";
@@ -135,8 +136,8 @@ export class WebTerminalEndpoint {
 }
 
 function relayTerminal(ws: WebSocket, channel: ClientChannel, session: LiveSession) {
-  const announcement = session.device.announcement;
-  if (announcement) ws.send(Buffer.from(`${announcement.replace(/\r?\n/g, "\r\n")}\r\n`));
+  const greeting = terminalGreeting(session.device.announcement);
+  if (greeting) ws.send(Buffer.from(greeting));
   const toBrowser = (chunk: Buffer) => {
     session.output(chunk);
     ws.send(chunk, { binary: true }, () => {

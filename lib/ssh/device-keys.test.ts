@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
 import { describe, expect, it } from "vitest";
-import { isValidSignature, sshKeyFromPem, sshKeyFromWire } from "./keys";
+import { isValidSignature, sshKeyFromPem, sshKeyFromWire } from "./device-keys";
 
 const parsed = (text: string) => ssh2.utils.parseKey(text) as ParsedKey;
 

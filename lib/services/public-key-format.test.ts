@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../errors";
 import { base64Of, randomEd25519Line, sshKeygen, wireString } from "../testing/ssh-keys";
-import { sshKeyFingerprint } from "./ssh-keys";
+import { sshKeyFingerprint } from "./public-key-format";
 
 const ed25519Blob = (pk = Buffer.alloc(32, 7)) => Buffer.concat([wireString("ssh-ed25519"), wireString(pk)]);
 const lineOf = (type: string, blob: Buffer, comment = "x@y") => `${type} ${blob.toString("base64")} ${comment}`;

@@ -82,6 +82,22 @@ export function sshKeyFingerprint(data: string): string {
   const reader = new WireReader(blob);
   if (reader.string().toString("latin1") !== type) throw refuse("the key blob's type does not match the line's");
   checkKeyFields(type, reader);
-  const digest = createHash("md5").update(blob).digest("hex");
-  return digest.replace(/(..)(?!$)/g, "$1:");
+  return md5Fingerprint(blob);
 }
+
+/** The MD5 of a key's wire blob as 16 colon-separated hex pairs (`ssh-keygen -l -E md5`). */
+export const md5Fingerprint = (blob: Buffer) =>
+  createHash("md5")
+    .update(blob)
+    .digest("hex")
+    .replace(/(..)(?!$)/g, "$1:");
+
+/** The wire blob of a stored key's `data` (checked when it was stored). */
+export const keyBlobOfData = (data: string) =>
+  Buffer.from(
+    Buffer.from(data, "base64")
+      .toString("utf8")
+      .trim()
+      .split(/[ \t]+/)[1] ?? "",
+    "base64",
+  );

@@ -1,40 +1,11 @@
 import { createPublicKey } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
-import { getConfig } from "../config";
-import { processSingleton } from "../process-state";
-import { loadOrCreateFile } from "../secrets";
 
-const hostKeyFile = "ssh_host_ed25519_key";
+// Keys that devices and users present: turned into SSH wire format, compared, and used to check
+// signatures.
 
-/**
- * The gateway's host key (OpenSSH ed25519 private key), generated into DATA_DIR on first start
- * and kept: the SSH gateway and the tunnel endpoint present it, agents pin it, and the gateway
- * logs into devices with it. It is never the API's signing key.
- */
-export function hostKey(): string {
-  return processSingleton("host key", () => loadOrCreateFile(getConfig().DATA_DIR, hostKeyFile, generateHostKey));
-}
-
-// ssh2's generator writes an ed25519 key that its own parser refuses about once in 270 tries:
-// a host key is kept for good, so only one that parses back is accepted.
-function generateHostKey(): string {
-  for (;;) {
-    const pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: "device-access-gateway" });
-    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair.private;
-  }
-}
-
-export function parsedHostKey(): ParsedKey {
-  return parseOrThrow(hostKey());
-}
-
-/** The host key's public line (`ssh-ed25519 AAAA...`), as agents take it with --server-host-key. */
-export function hostPublicLine(): string {
-  const key = parsedHostKey();
-  return `${key.type} ${key.getPublicSSH().toString("base64")}`;
-}
-
-function parseOrThrow(key: string | Buffer): ParsedKey {
+/** An OpenSSH key (private, or a public line) parsed by ssh2; throws on a key it cannot read. */
+export function parseSshKey(key: string | Buffer): ParsedKey {
   const parsed = ssh2.utils.parseKey(key);
   if (parsed instanceof Error) throw parsed;
   return Array.isArray(parsed) ? (parsed[0] as ParsedKey) : parsed;
@@ -65,7 +36,7 @@ export function sshKeyFromPem(pem: string): ParsedKey | undefined {
       return undefined;
     }
     const type = jwk.kty === "RSA" ? "ssh-rsa" : "ssh-ed25519";
-    return parseOrThrow(`${type} ${blob.toString("base64")}`);
+    return parseSshKey(`${type} ${blob.toString("base64")}`);
   } catch {
     return undefined;
   }
