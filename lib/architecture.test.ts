@@ -128,4 +128,16 @@ describe("architecture", () => {
       );
     expect([...crossings("lib/ssh/", ["models/"]), ...drizzleImports]).toEqual([]);
   });
+
+  it("keeps lib/services below the HTTP edge: nothing in it, tests included, imports lib/http/ or Next.js", () => {
+    const offending = files
+      .filter((file) => file.startsWith("lib/services/"))
+      .flatMap((file) =>
+        [
+          ...(graph.get(file) ?? []).filter((target) => target.startsWith("lib/http/")),
+          ...importsOf(file).filter((specifier) => /^next(\/|$)/.test(specifier)),
+        ].map((target) => `${file} -> ${target}`),
+      );
+    expect(offending).toEqual([]);
+  });
 });

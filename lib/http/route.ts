@@ -14,6 +14,7 @@ import { getConfig } from "../config";
 import { getDb } from "../db";
 import { ApiError, forbidden, notFound, unauthorized, ValidationError } from "../errors";
 import { log } from "../log";
+import { type Page, Reply } from "../results";
 import { containsNul, readJsonBody } from "./body";
 import type { Access, Operation } from "./operation";
 import { sourceAddress } from "./source";
@@ -39,17 +40,6 @@ export type RouteContext<O extends Operation> = {
   query: Infer<O["query"]>;
   body: Infer<O["body"]>;
 } & AccessContext<O["access"]>;
-
-/** A body with its own status or headers. */
-export class Reply<T = unknown> {
-  constructor(
-    readonly body: T,
-    readonly init: { status?: number; headers?: Record<string, string> } = {},
-  ) {}
-}
-
-export type Page<T> = { items: T[]; total: number };
-export const paged = <T>(items: T[], total: number): Page<T> => ({ items, total });
 
 type HandlerResult<O extends Operation> = O["isList"] extends true ? Page<unknown> | Reply<Page<unknown>> : unknown;
 

@@ -3,7 +3,7 @@ import { type AnnouncementRow, announcements } from "@/models/announcements";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { notFound } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 
 // Announcements are service-wide news, not namespace data: no scope here.

@@ -7,7 +7,7 @@ import { hashToken } from "../auth/token-hash";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { conflict, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import { chosenKeyRefused } from "../schemas/api-keys";
 import type { Pagination } from "../schemas/common";
 

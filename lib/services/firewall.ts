@@ -5,7 +5,7 @@ import type { Scope } from "../auth/credentials";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { notFound } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import { type FilteredDevice, filterAdmits, filterTagEditor } from "./device-filter";
 import { assertUserRegexes, searchUserRegex } from "./regex";

@@ -8,7 +8,7 @@ import { loginAttempts } from "@/models/login-attempts";
 import { clearFailures, countAttempt, lockedUntil } from "../auth/lockout";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { Reply } from "../http/route";
+import { Reply } from "../results";
 import { withTestDatabase } from "../testing/database";
 import { loginUser } from "./login";
 import { createUser } from "./users";

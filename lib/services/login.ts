@@ -1,10 +1,9 @@
-import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
+import { clearFailures, countLoginAttempt } from "../auth/lockout";
 import { verifyPassword } from "../auth/passwords";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
-import { Reply } from "../http/route";
 import { mfaChallenge } from "./mfa";
-import { findUserByIdentifier, hasMfa, issueUserObject } from "./users";
+import { findUserByIdentifier, hasMfa, loggedIn } from "./users";
 
 /**
  * Logs a user in by username or e-mail. Attempts count per (source, account): the third failure
@@ -24,5 +23,5 @@ export async function loginUser(db: Executor, credentials: { username: string; p
   // Told only after the right password, so the answer reveals nothing to a guesser.
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
   if (hasMfa(user)) throw await mfaChallenge(db, user, lockout);
-  return new Reply(await issueUserObject(db, user), { headers: { [lockoutHeader]: "0" } });
+  return loggedIn(db, user);
 }

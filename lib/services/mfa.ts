@@ -4,19 +4,18 @@ import QRCode from "qrcode";
 import { mfaRecoveryCodes } from "@/models/mfa-recovery-codes";
 import { userTokens } from "@/models/user-tokens";
 import { type UserRow, users } from "@/models/users";
-import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
+import { clearFailures, countLoginAttempt } from "../auth/lockout";
 import { openSecret, sealSecret } from "../auth/secret-box";
 import { hashToken } from "../auth/token-hash";
 import { matchTotp, newTotpSecret, totpUri } from "../auth/totp";
 import type { Executor } from "../db";
 import { badRequest, conflict, errorText, unauthorized } from "../errors";
-import { Reply } from "../http/route";
 import { log } from "../log";
 import { queueMail } from "../mail/outbox";
 import { mfaResetMail } from "../mail/templates";
 import { limitMailRequests } from "./account-recovery";
 import { issueToken, newTypedCode, normalizeCode } from "./user-tokens";
-import { findUserByIdentifier, getCurrentUser, issueUserObject, requireUser } from "./users";
+import { findUserByIdentifier, getCurrentUser, loggedIn, requireUser } from "./users";
 
 export const mfaIssuer = "Device Access";
 const recoveryCodeCount = 6;
@@ -157,7 +156,7 @@ export async function authMfa(db: Executor, input: { token: string; code: string
   const used = await db.delete(userTokens).where(eq(userTokens.id, tried.id)).returning({ id: userTokens.id });
   if (used.length === 0) throw unauthorized("invalid or expired MFA token: log in again", headers);
   await clearFailures(db, key);
-  return new Reply(await issueUserObject(db, user), { headers: { [lockoutHeader]: "0" } });
+  return loggedIn(db, user);
 }
 
 /**
@@ -185,9 +184,7 @@ export async function recoverMfa(db: Executor, input: { identifier: string; reco
   if (!user || !spent?.usedAt) throw unauthorized("invalid identifier or recovery code", headers);
   await clearFailures(db, key);
   const expiresAt = Math.floor(spent.usedAt.getTime() / 1000) + recoveryCacheSeconds;
-  return new Reply(await issueUserObject(db, user), {
-    headers: { [lockoutHeader]: "0", "X-Expires-At": String(expiresAt) },
-  });
+  return loggedIn(db, user, { recoveryCodeExpiresAt: expiresAt });
 }
 
 async function turnOffMfa(db: Executor, userId: string) {
@@ -298,5 +295,5 @@ export async function resetMfa(
   if (!isReset) throw unauthorized("invalid or expired reset codes", headers);
   await clearFailures(db, key);
   const user = await requireUser(db, userId);
-  return new Reply(await issueUserObject(db, user), { headers: { [lockoutHeader]: "0" } });
+  return loggedIn(db, user);
 }

@@ -7,7 +7,7 @@ import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { conflict, isUniqueViolation, notFound } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
 import { type FilterField, filterToSql } from "./list-filter";

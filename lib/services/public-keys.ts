@@ -6,7 +6,7 @@ import { signWithServerKey } from "../auth/server-key";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { conflict, isUniqueViolation, notFound } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
 import { filterAdmits, filterTagEditor } from "./device-filter";

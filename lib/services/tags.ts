@@ -7,7 +7,7 @@ import type { Scope } from "../auth/credentials";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
 import { conflict, notFound } from "../errors";
-import { paged } from "../http/route";
+import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 
 /** The `filter.tags` array of public keys and firewall rules (absent in the hostname form). */

@@ -2,10 +2,12 @@ import { and, asc, eq, inArray, or } from "drizzle-orm";
 import { members } from "@/models/namespaces";
 import { type UserRow, users } from "@/models/users";
 import { signUserToken } from "../auth/jwt";
+import { lockoutHeader } from "../auth/lockout";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { Reply } from "../results";
 import type { UserObject } from "../schemas/users";
 import { forgetTokens } from "./user-tokens";
 
@@ -134,6 +136,17 @@ export async function issueUserObject(db: Executor, user: UserRow): Promise<User
   const membership = await defaultMembership(db, user);
   const token = await signUserToken({ sub: user.id, tenant: membership?.tenantId ?? "" });
   return { token, ...describeUser(user, membership) };
+}
+
+/**
+ * The answer to a completed login (password, MFA code, recovery code, reset codes): the User
+ * object and `X-Account-Lockout: 0`; after a recovery code, `X-Expires-At` (epoch seconds) says
+ * until when that code still disables MFA.
+ */
+export async function loggedIn(db: Executor, user: UserRow, options: { recoveryCodeExpiresAt?: number } = {}) {
+  const headers: Record<string, string> = { [lockoutHeader]: "0" };
+  if (options.recoveryCodeExpiresAt !== undefined) headers["X-Expires-At"] = String(options.recoveryCodeExpiresAt);
+  return new Reply(await issueUserObject(db, user), { headers });
 }
 
 export async function requireUser(db: Executor, userId: string): Promise<UserRow> {
