@@ -1,15 +1,18 @@
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import next from "next";
+import * as agentApi from "./lib/api/agent";
 import { internalSecret } from "./lib/auth/internal";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
-import { directRoute, serveDirect } from "./lib/http/direct";
+import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
+import { readAuthDeviceBody } from "./lib/schemas/agent";
+import { authenticateDevice } from "./lib/services/agent";
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
@@ -44,9 +47,20 @@ async function main() {
   const app = next({ dev: isDev, dir: process.cwd(), httpServer: nextUpgrades as unknown as Server });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // The agents' call, every device every 30 s, skips Next.js (lib/http/direct.ts): its two
+  // operations have no app/ route file.
+  const directRouteOf = directRoutes(
+    [agentApi.authDevice, agentApi.authDeviceAlias].map((operation) =>
+      directRoute({
+        operation,
+        readBody: readAuthDeviceBody,
+        handle: ({ body, source }) => authenticateDevice(database.db, body, source),
+      }),
+    ),
+  );
   const server = createServer((request, response) => {
     stampRequest(request);
-    const direct = directRoute(request.method, request.url);
+    const direct = directRouteOf(request.method, request.url);
     if (direct) {
       serveDirect(direct, request, response).catch((error: unknown) =>
         log.error("direct route failed", { error: errorText(error) }),

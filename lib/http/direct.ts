@@ -1,90 +1,59 @@
-import { randomUUID } from "node:crypto";
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, errorText } from "../errors";
-import { authDeviceDirect } from "../handlers/agent";
-import { log } from "../log";
-import { containsNul, maxBodyBytes, parseJsonBody } from "./body";
-import { apiHeaders } from "./route";
-import { peerHeader, sourceOf } from "./source";
-
-/** What a direct handler gets: the JSON body, the client's address and the request's headers. */
-export type DirectContext = { body: unknown; source: string; headers: IncomingHttpHeaders };
-export type DirectHandler = (context: DirectContext) => Promise<unknown>;
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
+import { ApiError } from "../errors";
+import { answerOf, errorAnswer, writeAnswer } from "./answer";
+import { containsNul, readJsonBody } from "./body";
+import type { Operation } from "./operation";
+import { validate } from "./route";
+import { strictSourceOf } from "./source";
 
 /**
- * Routes server.ts serves straight from Node's request and response, without Next.js and
- * without WHATWG Request/Response objects: the agents' heartbeats, thousands a second. Their
- * app/ route files serve the same operations through lib/http/route.ts.
+ * An operation server.ts serves straight from Node's request and response, without Next.js and
+ * without WHATWG Request/Response objects: the agents' heartbeats, thousands a second. Only
+ * public operations without path parameters: the fast path checks no credential. `readBody` is
+ * a hand-written check of the body with the rules of the operation's zod schema, answering
+ * undefined for a body it refuses: zod then reads that one, to name the fields.
  */
-const directRoutes: Record<string, DirectHandler> = {
-  "POST /api/devices/auth": authDeviceDirect,
-  "POST /api/auth/device": authDeviceDirect,
+export type DirectRoute<B extends z.ZodType> = {
+  operation: Operation<{ kind: "public" }, undefined, undefined, B>;
+  readBody: (body: unknown) => z.output<B> | undefined;
+  handle: (context: { body: z.output<B>; source: string }) => Promise<unknown>;
 };
 
-export function directRoute(method: string | undefined, url: string | undefined): DirectHandler | undefined {
-  const path = (url ?? "").split("?", 1)[0];
-  return directRoutes[`${method} ${path}`];
+type Served = {
+  operation: Operation;
+  readBody: (body: unknown) => unknown;
+  handle: (context: { body: unknown; source: string }) => Promise<unknown>;
+};
+
+export function directRoute<B extends z.ZodType>({ operation, readBody, handle }: DirectRoute<B>): Served {
+  const schema = operation.body;
+  if (!schema) throw new Error(`${operation.id} has no body schema for the fast path to check`);
+  return {
+    operation,
+    readBody: (body) => readBody(body) ?? validate(schema, body, "body"),
+    handle: handle as Served["handle"],
+  };
 }
 
-const tooLarge = () => new ApiError(413, "request body is larger than 1 MB", { connection: "close" });
-
-/** The body's text, refused with 413 past the size limit (the connection is closed, not reused). */
-function readText(request: IncomingMessage): Promise<string> {
-  if (Number(request.headers["content-length"] ?? "0") > maxBodyBytes) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      if (size > maxBodyBytes) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) reject(tooLarge());
-      else chunks.push(chunk);
-    });
-    request.on("end", () =>
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString()),
-    );
-    request.on("error", reject);
-    // A client that hangs up before the end of its body gets no answer; the promise must settle.
-    // "close" also comes after every complete request: no error is built for those.
-    request.on("close", () => {
-      if (!request.complete) reject(new ApiError(400, "request body cut short"));
-    });
-  });
+/** The lookup server.ts asks on every request: the direct route of a method and URL, if any. */
+export function directRoutes(routes: Served[]) {
+  const byKey = new Map(routes.map((route) => [`${route.operation.method} ${route.operation.path}`, route]));
+  return (method: string | undefined, url: string | undefined) =>
+    byKey.get(`${method} ${(url ?? "").split("?", 1)[0]}`);
 }
 
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body ?? {});
-  response.writeHead(status, {
-    ...apiHeaders,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  response.end(text);
-}
-
-/** Serves a direct route: the same checks, statuses and error bodies as lib/http/route.ts. */
-export async function serveDirect(handler: DirectHandler, request: IncomingMessage, response: ServerResponse) {
+/** Serves a direct route: the checks, statuses, error bodies and response schema of lib/http/route.ts. */
+export async function serveDirect(route: Served, request: IncomingMessage, response: ServerResponse) {
+  const url = request.url ?? "";
   try {
-    const url = request.url ?? "";
     if (url.includes("?") && containsNul([...new URL(url, "http://direct").searchParams])) {
       throw new ApiError(400, "NUL character in the URL");
     }
-    const body = parseJsonBody(await readText(request));
-    const source = sourceOf(
-      request.headers[peerHeader] as string | undefined,
-      request.headers["x-real-ip"] as string | undefined,
-    );
-    send(response, 200, await handler({ body, source, headers: request.headers }));
+    const body = route.readBody(await readJsonBody(request, request.headers["content-length"]));
+    const source = strictSourceOf(request.headers);
+    writeAnswer(response, answerOf(route.operation, await route.handle({ body, source })));
   } catch (error) {
-    if (error instanceof ApiError) return send(response, error.status, error.body(), error.headers);
-    const requestId = randomUUID();
-    log.error("unhandled error", {
-      requestId,
-      method: request.method,
-      path: request.url,
-      error: error instanceof Error ? (error.stack ?? error.message) : errorText(error),
-    });
-    send(response, 500, { message: "internal server error", request_id: requestId });
+    writeAnswer(response, errorAnswer(error, { method: request.method, path: url.split("?", 1)[0] ?? "" }));
   }
 }

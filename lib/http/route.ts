@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { ZodError, type z } from "zod";
+import { Readable } from "node:stream";
+import type { ZodError, z } from "zod";
 import {
   type Caller,
   type DeviceCaller,
@@ -13,8 +13,8 @@ import { can } from "../auth/roles";
 import { getConfig } from "../config";
 import { getDb } from "../db";
 import { ApiError, forbidden, notFound, unauthorized, ValidationError } from "../errors";
-import { log } from "../log";
-import { type Page, Reply } from "../results";
+import type { Page, Reply } from "../results";
+import { type Answer, answerOf, apiHeaders, errorAnswer } from "./answer";
 import { containsNul, readJsonBody } from "./body";
 import type { Access, Operation } from "./operation";
 import { sourceAddress } from "./source";
@@ -45,9 +45,7 @@ type HandlerResult<O extends Operation> = O["isList"] extends true ? Page<unknow
 
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 
-export const apiHeaders = { "cache-control": "no-store", "x-content-type-options": "nosniff" };
-
-function json(body: unknown, status: number, headers: Record<string, string> = {}) {
+function toResponse({ status, body, headers }: Answer) {
   return Response.json(body ?? {}, { status, headers: { ...apiHeaders, ...headers } });
 }
 
@@ -99,34 +97,6 @@ async function authorize(operation: Operation, request: Request, params: Record<
   return { scope };
 }
 
-function toResponse(operation: Operation, result: unknown): Response {
-  const reply = result instanceof Reply ? result : new Reply(result);
-  const status = reply.init.status ?? 200;
-  const headers = { ...reply.init.headers };
-  let body = reply.body;
-  if (operation.isList) {
-    const page = body as Page<unknown>;
-    headers["x-total-count"] = String(page.total);
-    body = operation.response ? page.items.map((item) => operation.response?.parse(item)) : page.items;
-  } else if (operation.response && body !== undefined) {
-    body = operation.response.parse(body);
-  }
-  return json(body, status, headers);
-}
-
-function errorResponse(error: unknown, request: Request): Response {
-  if (error instanceof ApiError) return json(error.body(), error.status, error.headers);
-  const requestId = randomUUID();
-  const reason = error instanceof ZodError ? "response failed its schema" : "unhandled error";
-  log.error(reason, {
-    requestId,
-    method: request.method,
-    path: new URL(request.url).pathname,
-    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-  });
-  return json({ message: "internal server error", request_id: requestId }, 500);
-}
-
 /**
  * The one wrapper around every API handler: credential, namespace and role, zod parsing of
  * path, query and body, error mapping and `X-Total-Count`. Handlers only call a service.
@@ -148,13 +118,18 @@ export function route<O extends Operation>(
       // Credentials are checked before the body is read, so strangers learn nothing from validation.
       const access = await authorize(operation, request, (params ?? {}) as Record<string, unknown>);
       const body = operation.body
-        ? validate(operation.body, await readJsonBody(request), "body", operation.hasFieldNameErrors)
+        ? validate(
+            operation.body,
+            await readJsonBody(request.body && Readable.from(request.body), request.headers.get("content-length")),
+            "body",
+            operation.hasFieldNameErrors,
+          )
         : undefined;
       const source = sourceAddress(request.headers);
       const result = await handler({ request, source, params, query, body, ...access } as RouteContext<O>);
-      return toResponse(operation, result);
+      return toResponse(answerOf(operation, result));
     } catch (error) {
-      return errorResponse(error, request);
+      return toResponse(errorAnswer(error, { method: request.method, path: new URL(request.url).pathname }));
     }
   };
 }

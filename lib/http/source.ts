@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { BlockList, isIP } from "node:net";
 import { getConfig } from "../config";
+import { badRequest } from "../errors";
 import { processSingleton } from "../process-state";
 
 /** Set by server.ts from the TCP peer on every request, overwriting anything a client sent. */
@@ -36,9 +38,20 @@ export function sourceAddress(headers: Headers): string {
 }
 
 /** `sourceAddress` from the TCP peer and the `X-Real-IP` header themselves. */
-export function sourceOf(peerAddress: string | undefined, realIpHeader: string | undefined): string {
+function sourceOf(peerAddress: string | undefined, realIpHeader: string | undefined): string {
   const peer = normalizeAddress(peerAddress);
   const realIp = realIpHeader?.trim();
-  const isValidRealIp = realIp !== undefined && ipv4.test(realIp) && isIP(realIp) === 4;
-  return isValidRealIp && isTrustedProxy(peer) ? realIp : peer;
+  return realIp !== undefined && isIpv4(realIp) && isTrustedProxy(peer) ? realIp : peer;
+}
+
+const isIpv4 = (text: string) => ipv4.test(text) && isIP(text) === 4;
+
+/**
+ * `sourceAddress` from Node's headers, for the agents' call (lib/http/direct.ts), which has always
+ * refused an `X-Real-IP` that is not an IPv4 address (400) where other operations ignore it.
+ */
+export function strictSourceOf(headers: IncomingHttpHeaders): string {
+  const realIp = headers["x-real-ip"] as string | undefined;
+  if (realIp !== undefined && !isIpv4(realIp.trim())) throw badRequest("X-Real-IP must be an IPv4 address");
+  return sourceOf(headers[peerHeader] as string | undefined, realIp);
 }

@@ -84,5 +84,3 @@ export const authDeviceResponse = z.object({
   name: z.string(),
   namespace: z.string(),
 });
-
-export const realIp = z.ipv4({ message: "X-Real-IP must be an IPv4 address" });

@@ -2,12 +2,13 @@ import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
+import type { DeviceCaller } from "../auth/credentials";
 import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { badRequest, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { badRequest, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
 import { processSingleton } from "../process-state";
-import { type AuthDeviceInput, isPemPublicKey, realIp } from "../schemas/agent";
+import { type AuthDeviceInput, isPemPublicKey } from "../schemas/agent";
 import { heartbeatWriter } from "./heartbeats";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -95,15 +96,7 @@ async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string,
  * heartbeat (last_seen, online, remote address, info, the sessions it lists). Answers the
  * device's uid, a device token, its name and its namespace's name.
  */
-export async function authenticateDevice(
-  db: Executor,
-  input: AuthDeviceInput,
-  source: string,
-  realIpHeader: string | null,
-) {
-  if (realIpHeader !== null && !realIp.safeParse(realIpHeader.trim()).success) {
-    throw badRequest("X-Real-IP must be an IPv4 address");
-  }
+export async function authenticateDevice(db: Executor, input: AuthDeviceInput, source: string) {
   const uid = deviceUidOf(input);
   const beat = { uid, tenantId: input.tenant_id, remoteAddr: source, info: input.info, sessions: input.sessions };
   const name = (await heartbeatWriter(db).record(beat)) ?? (await registerDevice(db, input, uid, source));
@@ -112,9 +105,13 @@ export async function authenticateDevice(
   return { uid, token: await deviceToken(uid, input.tenant_id), name, namespace };
 }
 
-/** The agent says it is going away, or the server saw its tunnel close. */
-export async function markDeviceOffline(db: Executor, uid: string, tenantId?: string) {
-  const where = tenantId ? and(eq(devices.uid, uid), eq(devices.tenantId, tenantId)) : eq(devices.uid, uid);
+/**
+ * The agent says it is going away (`caller`: a device may only mark itself offline), or the
+ * server's own tools saw its tunnel close (`caller` null).
+ */
+export async function markDeviceOffline(db: Executor, uid: string, caller: DeviceCaller | null) {
+  if (caller && caller.uid !== uid) throw forbidden("a device can only mark itself offline");
+  const where = caller ? and(eq(devices.uid, uid), eq(devices.tenantId, caller.tenantId)) : eq(devices.uid, uid);
   const updated = await db.update(devices).set({ online: false }).where(where).returning({ uid: devices.uid });
   if (updated.length === 0) throw notFound("device");
 }

@@ -1,1 +1,0 @@
-export { authDeviceAlias as POST } from "@/lib/handlers/agent";

@@ -1,1 +1,0 @@
-export { authDevice as POST } from "@/lib/handlers/agent";
