@@ -1,12 +1,15 @@
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import next from "next";
+import { operations } from "./lib/api";
 import * as agentApi from "./lib/api/agent";
 import { internalSecret } from "./lib/auth/internal";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
+import { writeAnswer } from "./lib/http/answer";
 import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
+import { apiRefusals } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { tunnelPath } from "./lib/protocol";
@@ -58,6 +61,7 @@ async function main() {
       }),
     ),
   );
+  const refusalOf = apiRefusals(operations);
   const server = createServer((request, response) => {
     stampRequest(request);
     const direct = directRouteOf(request.method, request.url);
@@ -67,7 +71,10 @@ async function main() {
       );
       return;
     }
-    void handle(request, response);
+    // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
+    const refusal = refusalOf(request.method, request.url);
+    if (refusal) writeAnswer(response, refusal);
+    else void handle(request, response);
   });
   server.keepAliveTimeout = 5_000;
 

@@ -8,7 +8,7 @@ import type { Operation } from "./operation";
 
 /**
  * An API answer before it is written, the same for both HTTP paths: the route wrapper makes a
- * WHATWG Response of it, lib/http/direct.ts writes it to Node's response.
+ * WHATWG Response of it, server.ts and lib/http/direct.ts write it to Node's response.
  */
 export type Answer = { status: number; body: unknown; headers: Record<string, string> };
 
@@ -49,6 +49,10 @@ export function errorAnswer(error: unknown, request: { method?: string; path: st
 
 /** Writes an answer to Node's response, for what server.ts answers without Next.js. */
 export function writeAnswer(response: ServerResponse, { status, body, headers }: Answer) {
+  if (status === 204) {
+    response.writeHead(status, { ...apiHeaders, ...headers }).end();
+    return;
+  }
   const text = JSON.stringify(body ?? {});
   response.writeHead(status, {
     ...apiHeaders,

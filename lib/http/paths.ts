@@ -1,0 +1,37 @@
+import type { Answer } from "./answer";
+import type { Operation } from "./operation";
+
+const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
+/** An OpenAPI path as a pattern: `{name}` is one segment; a trailing slash is Next.js's to redirect. */
+function patternOf(path: string): RegExp {
+  const segments = path
+    .split("/")
+    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? "[^/]+" : segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&")));
+  return new RegExp(`^${segments.join("/")}/?$`);
+}
+
+/**
+ * The answers server.ts gives before Next.js (an HTML page for an unknown path, an empty 405 for
+ * a wrong method) to requests no operation under /api takes: 404 `{message}` for a path none
+ * declares, 405 `{message}` with `Allow` for a method the path does not have, 204 with `Allow`
+ * to OPTIONS. Anything else, HEAD where GET is declared included, answers undefined.
+ */
+export function apiRefusals(operations: readonly Pick<Operation, "method" | "path">[]) {
+  const methodsByPath = new Map<string, string[]>();
+  for (const { method, path } of operations) {
+    if (isApiPath(path)) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+  }
+  const paths = [...methodsByPath].map(([path, methods]) => ({ pattern: patternOf(path), methods }));
+  return (method: string | undefined, url: string | undefined): Answer | undefined => {
+    const path = (url ?? "").split("?", 1)[0] ?? "";
+    if (!isApiPath(path)) return undefined;
+    const methods = new Set(paths.filter(({ pattern }) => pattern.test(path)).flatMap((item) => item.methods));
+    if (methods.size === 0) return { status: 404, body: { message: `no API operation at ${path}` }, headers: {} };
+    if (method && (methods.has(method) || (method === "HEAD" && methods.has("GET")))) return undefined;
+    if (methods.has("GET")) methods.add("HEAD");
+    const allow = [...methods, "OPTIONS"].join(", ");
+    if (method === "OPTIONS") return { status: 204, body: undefined, headers: { allow } };
+    return { status: 405, body: { message: `${method} is not allowed on ${path}` }, headers: { allow } };
+  };
+}
