@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["lib/**/*.test.ts", "agent/**/*.test.ts", "e2e/api/**/*.test.ts", "e2e/ssh/**/*.test.ts"],
-    globalSetup: ["e2e/api/support/global-setup.ts"],
+    globalSetup: ["testing/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it, type TestContext } from "vitest";
-import { type CliResult, cli, type Data, expectError, expectOk } from "./support/cli";
-import { call } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
+import { type CliResult, cli, type Data, expectError, expectOk } from "@/testing/cli";
+import { call } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * The admin CLI as a real process (`tsx lib/cli/main.ts`), on a data directory no server holds

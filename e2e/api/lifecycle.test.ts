@@ -5,10 +5,10 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { call, uniqueName } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { freePort, type RunningServer, root, startServer } from "@/testing/server";
 import packageJson from "../../package.json";
-import { call, uniqueName } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { freePort, type RunningServer, root, startServer } from "./support/server";
 
 /**
  * The server's life: restarts, kill -9, graceful stop, bad configuration, one server per data

@@ -1,16 +1,14 @@
-import { createHash, randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { namespaces } from "@/models/namespaces";
 import { sessionRecords } from "@/models/session-records";
 import { sessions } from "@/models/sessions";
-import { users } from "@/models/users";
-import { resolveScope, type Scope } from "../auth/credentials";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice, randomUid } from "@/testing/seeds/devices";
+import { seedScope } from "@/testing/seeds/namespaces";
+import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice } from "../testing/devices";
-import { createNamespace } from "./namespaces";
 import {
   appendFrames,
   type ClosedSession,
@@ -24,8 +22,6 @@ import {
   touchSessions,
 } from "./sessions";
 
-const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
-
 let db: Db;
 withTestDatabase((opened) => {
   db = opened;
@@ -33,21 +29,12 @@ withTestDatabase((opened) => {
 
 /** A namespace with its owner's scope. */
 async function newNamespace(): Promise<{ tenantId: string; scope: Scope }> {
-  const username = `u${randomUUID().slice(0, 8)}`;
-  const [owner] = await db
-    .insert(users)
-    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
-    .returning();
-  if (!owner) throw new Error("no user");
-  const namespace = await createNamespace(db, owner.id, { name: `ns${randomUUID().slice(0, 8)}` });
-  if (!namespace) throw new Error("no namespace");
-  const tenantId = namespace.tenant_id;
-  const scope = await resolveScope(db, { kind: "user", userId: owner.id, tokenTenant: tenantId }, tenantId);
-  return { tenantId, scope };
+  const scope = await seedScope(db);
+  return { tenantId: scope.tenantId, scope };
 }
 
 async function newSession(tenantId: string, deviceUid: string, recorded = false) {
-  const uid = hex64();
+  const uid = randomUid();
   await createSession(db, {
     uid,
     tenantId,
@@ -77,7 +64,7 @@ describe("createSession", () => {
   it("starts an active session and answers it with its device", async () => {
     const { tenantId } = await newNamespace();
     const device = await insertDevice(db, tenantId);
-    const uid = hex64();
+    const uid = randomUid();
     const created = await createSession(db, {
       uid,
       tenantId,
@@ -107,7 +94,7 @@ describe("createSession", () => {
   it("refuses a device of another namespace (404) and a uid in use (409), storing nothing", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
     const foreignDevice = await insertDevice(db, other.tenantId);
-    const uid = hex64();
+    const uid = randomUid();
     const input = {
       uid,
       tenantId: own.tenantId,
@@ -141,7 +128,7 @@ describe("touchSessions", () => {
     const past = new Date("2020-01-01T00:00:00Z");
     await db.update(sessions).set({ lastSeen: past }).where(inArray(sessions.uid, all));
 
-    const listed = [mine[0] ?? "", siblings, foreigners, hex64()];
+    const listed = [mine[0] ?? "", siblings, foreigners, randomUid()];
     expect(await touchSessions(db, device, own.tenantId, listed)).toBe(1);
     // The right device with the wrong namespace touches nothing either.
     expect(await touchSessions(db, device, other.tenantId, all)).toBe(0);
@@ -163,7 +150,7 @@ describe("endSession", () => {
     expect((await sessionRow(uid)).active).toBe(true);
     expect(await endSession(db, own.tenantId, uid)).toBe(true);
     expect((await sessionRow(uid)).active).toBe(false);
-    expect(await endSession(db, own.tenantId, hex64())).toBe(false);
+    expect(await endSession(db, own.tenantId, randomUid())).toBe(false);
   });
 });
 
@@ -200,7 +187,7 @@ describe("appendFrames and playSession", () => {
     const batch = [frameAt(new Date(), "x")];
     expect(await appendFrames(db, own.tenantId, plain, batch)).toBe(0);
     expect(await appendFrames(db, other.tenantId, recorded, batch)).toBe(0);
-    expect(await appendFrames(db, own.tenantId, hex64(), batch)).toBe(0);
+    expect(await appendFrames(db, own.tenantId, randomUid(), batch)).toBe(0);
     expect(await appendFrames(db, own.tenantId, recorded, [])).toBe(0);
     const stored = await db
       .select()
@@ -255,7 +242,7 @@ describe("closeSession", () => {
     try {
       expect(await statusOf(closeSession(db, own.scope, uid, await insertDevice(db, own.tenantId)))).toBe(404);
       expect(await statusOf(closeSession(db, other.scope, uid, device))).toBe(404);
-      expect(await statusOf(closeSession(db, own.scope, hex64(), device))).toBe(404);
+      expect(await statusOf(closeSession(db, own.scope, randomUid(), device))).toBe(404);
     } finally {
       stop();
     }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sessions } from "@/models/sessions";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices, randomUid } from "@/testing/seeds/devices";
+import { seedScope } from "@/testing/seeds/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevices, randomUid, seedScope } from "../testing/devices";
 import { getStats } from "./stats";
 
 let db: Db;

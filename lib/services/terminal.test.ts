@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { terminalTickets } from "@/models/terminal-tickets";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice, randomUid } from "@/testing/seeds/devices";
+import { seedScope } from "@/testing/seeds/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, randomUid, seedScope } from "../testing/devices";
 import { issueTerminalToken, takeTerminalTicket, unscopedPurgeExpiredTerminalTickets } from "./terminal";
 
 let db: Db;

@@ -1,9 +1,31 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase } from "@/e2e/api/support/database";
-import { type Database, type Db, openDatabase } from "../db";
+import { type Database, type Db, openDatabase } from "@/lib/db";
+
+/** A fresh, empty PostgreSQL database on the server named by `adminUrl`, dropped by `drop()`. */
+export async function createTestDatabase(adminUrl: string) {
+  const name = `das_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
 
 /**
  * A migrated, empty database for service-level tests: a new PGlite data directory, or a new

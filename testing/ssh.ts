@@ -1,12 +1,18 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import WebSocket from "ws";
-import { spawnAgent } from "../../agent/testing";
-import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { acceptAgentDevice, type RunningAgent, startAgent } from "./agents";
+import { call } from "./client";
+import { type SeededNamespace, seedNamespace } from "./seeds/namespaces";
+
+/**
+ * The SSH path end to end: OpenSSH clients run against the gateway, local accounts to log in as
+ * (this machine is the device), the browser terminal's WebSocket.
+ */
 
 export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(), prefix));
 
@@ -14,57 +20,6 @@ export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(
 export async function sshPort(baseUrl?: string): Promise<number> {
   const info = await call("GET", "/info", { baseUrl });
   return Number(String(info.body.endpoints.ssh).split(":").pop());
-}
-
-export type RunningAgent = {
-  hostname: string;
-  dataDir: string;
-  output: () => string;
-  /** Resolves once the agent reports a tunnel (again) after `since` characters of output. */
-  tunnelUp: (since?: number) => Promise<void>;
-  stop: () => Promise<void>;
-};
-
-/** The real agent (`npm run agent`), as root, serving this machine's accounts as a device. */
-export function startAgent(baseUrl: string, tenantId: string): RunningAgent {
-  const hostname = `dev-${randomBytes(4).toString("hex")}`;
-  const dataDir = scratchDir("das-agent-");
-  const { child, output } = spawnAgent({ server: baseUrl, tenantId, hostname, dataDir }, { HEARTBEAT_INTERVAL: "1" });
-  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  return {
-    hostname,
-    dataDir,
-    output,
-    tunnelUp: (since = 0) =>
-      waitFor(`the agent's tunnel:\n${output()}`, () => output().slice(since).includes('"message":"tunnel connected"')),
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Polls `condition` every 100 ms for up to `seconds`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Waits for the agent's device to register, then accepts it; answers its uid. */
-export async function acceptAgentDevice(hostname: string, options: CallOptions) {
-  let uid = "";
-  await waitFor(`device ${hostname} to register`, async () => {
-    const pending = await call("GET", "/api/devices?status=pending&per_page=100", options);
-    uid = (pending.body as { uid: string; name: string }[]).find((device) => device.name === hostname)?.uid ?? "";
-    return uid !== "";
-  });
-  const accepted = await call("PATCH", `/api/devices/${uid}/accept`, options);
-  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${accepted.text}`);
-  return uid;
 }
 
 /** A local account with a password, for logins to the "device" (this machine); root only. */
