@@ -151,5 +151,5 @@ describe("agent against the server", () => {
       await server.stop();
       rmSync(server.dataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 });

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "vitest";
 import { root } from "./server";
+import { inStartSlot } from "./start-slots";
 
 /** The admin CLI as a real process (`tsx lib/cli/main.ts`), as e2e/api/cli.test.ts and others run it. */
 
@@ -13,7 +14,21 @@ export type Data = { DATA_DIR: string; DATABASE_URL?: string };
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
 /** Runs `npm run cli -- ...args` (without npm) on `data` and waits for it to exit. */
-export function cli(data: Data, ...args: string[]): Promise<CliResult> {
+export const cli = (data: Data, ...args: string[]) => runCli(data, args);
+
+/** A command may run this long: only a hung one takes that long. */
+const capMs = 180_000;
+
+/**
+ * `cli` with options: like a server start, a command (tsx and PGlite starting) waits for a start
+ * slot (./start-slots.ts) unless `takeStartSlot` is false, for commands that must run at once.
+ */
+export function runCli(data: Data, args: string[], { takeStartSlot = true } = {}): Promise<CliResult> {
+  const run = () => spawnCli(data, args);
+  return takeStartSlot ? inStartSlot(run) : run();
+}
+
+function spawnCli(data: Data, args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: data.DATA_DIR };
   delete env.DATABASE_URL;
   if (data.DATABASE_URL) env.DATABASE_URL = data.DATABASE_URL;
@@ -29,8 +44,8 @@ export function cli(data: Data, ...args: string[]): Promise<CliResult> {
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`cli ${args.join(" ")} did not finish within 60 s:\n${stdout}${stderr}`));
-    }, 60_000);
+      reject(new Error(`cli ${args.join(" ")} did not finish within ${capMs / 1000} s:\n${stdout}${stderr}`));
+    }, capMs);
     child.once("error", reject);
     child.once("close", (code) => {
       clearTimeout(timer);
