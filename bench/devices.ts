@@ -4,8 +4,9 @@ import { ensureBuild } from "../lib/build/ensure-build";
 import { openDatabase } from "../lib/db";
 import { createNamespace } from "../lib/services/namespaces";
 import { createUser } from "../lib/services/users";
+import { newDataDir } from "../testing/data-dir";
 import { createTestDatabase } from "../testing/database";
-import { newDataDir, startServer } from "../testing/server";
+import { startServer } from "../testing/server";
 
 type Latency = { p50: number; p99: number };
 

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type Database, type Db, openDatabase } from "@/lib/db";
+import { newDataDir } from "./data-dir";
 
 /** A fresh, empty PostgreSQL database on the server named by `adminUrl`, dropped by `drop()`. */
 export async function createTestDatabase(adminUrl: string) {
@@ -42,7 +41,7 @@ export async function openTestDatabase(): Promise<Database> {
     };
     return { ...database, close };
   }
-  const dataDir = mkdtempSync(path.join(tmpdir(), "das-unit-"));
+  const dataDir = newDataDir();
   const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
   const close = async () => {
     await database.close();

@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
+import { newDataDir } from "./data-dir";
 import { inStartSlot } from "./start-slots";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -17,8 +16,6 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-export const newDataDir = () => mkdtempSync(path.join(tmpdir(), "das-test-"));
 
 export type RunningServer = {
   url: string;

@@ -4,10 +4,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, type Data, expectOk } from "@/testing/cli";
 import { call } from "@/testing/client";
+import { newDataDir } from "@/testing/data-dir";
 import { createTestDatabase } from "@/testing/database";
 import { enableMfaFor } from "@/testing/mfa";
 import { seedUser } from "@/testing/seeds/users";
-import { newDataDir, type RunningServer, startServer } from "@/testing/server";
+import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * EDITION=community hides the cloud-only operations (404) and keeps the rest. A second server

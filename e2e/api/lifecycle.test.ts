@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, uniqueName } from "@/testing/client";
+import { newDataDir } from "@/testing/data-dir";
 import { createTestDatabase } from "@/testing/database";
 import { freePort, type RunningServer, root, startServer } from "@/testing/server";
 import packageJson from "../../package.json";
@@ -31,15 +32,15 @@ afterEach(async () => {
   }
 });
 
-function tempDir(): string {
-  const directory = mkdtempSync(path.join(tmpdir(), "das-life-"));
+/** `directory`, a new empty one unless given, removed after the test. */
+function tempDir(directory = mkdtempSync(path.join(tmpdir(), "das-life-"))): string {
   cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
   return directory;
 }
 
 /** The environment of a server on fresh data: a DATA_DIR, and a new database on PostgreSQL. */
 async function freshData(): Promise<Record<string, string>> {
-  const env: Record<string, string> = { DATA_DIR: tempDir() };
+  const env: Record<string, string> = { DATA_DIR: tempDir(newDataDir()) };
   if (adminUrl) {
     const database = await createTestDatabase(adminUrl);
     cleanups.push(() => database.drop());
