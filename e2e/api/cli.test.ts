@@ -1,16 +1,18 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it, type TestContext } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type CliResult, cli, type Data, expectError, expectOk, runCli } from "@/testing/cli";
 import { call } from "@/testing/client";
 import { createTestDatabase } from "@/testing/database";
+import { type OwnServer, startOwnServer } from "@/testing/own-server";
 import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * The admin CLI as a real process (`tsx lib/cli/main.ts`), on a data directory no server holds
  * and on one a server runs on (on PGlite the command then goes through POST /internal/admin).
- * With TEST_DATABASE_URL every test works on a new PostgreSQL database instead.
+ * With TEST_DATABASE_URL every test works on a new PostgreSQL database instead. Tests that only
+ * need a server running share one, on data of this file's own.
  */
 
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -85,6 +87,15 @@ async function inBatches<T>(tasks: (() => Promise<T>)[], limit = 4): Promise<T[]
 }
 
 describe.concurrent("admin CLI", () => {
+  // For the tests that need a server running on data no other test file uses, not one of their own.
+  let shared: OwnServer;
+  beforeAll(async () => {
+    shared = await startOwnServer();
+  });
+  afterAll(async () => {
+    await shared?.stop();
+  });
+
   it("works on the data directly when no server runs; a server started later sees the result", async (context) => {
     const { freshData, start } = fixture(context);
     const data = await freshData();
@@ -214,10 +225,9 @@ describe.concurrent("admin CLI", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   });
 
-  it("refuses bad commands with a clear message: 1 when refused, 2 for bad usage", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("refuses bad commands with a clear message: 1 when refused, 2 for bad usage", async () => {
+    const server = shared;
+    const { data } = server;
     await register(server.url, "known");
     await register(server.url, "other");
     const token = await loginToken(server.url, "known", "secret-pass");
@@ -275,10 +285,9 @@ describe.concurrent("admin CLI", () => {
     await expectError(cli({ ...data, DATABASE_URL: "mysql://x" }, "user", "delete", "nobody"), 1, /^\s*DATABASE_URL:/m);
   });
 
-  it("POST /internal/admin needs the internal secret", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("POST /internal/admin needs the internal secret", async () => {
+    const server = shared;
+    const { data } = server;
     await register(server.url, "target");
     const body = { args: ["user", "delete", "target"] };
     const refused = async (headers: Record<string, string>) => {
@@ -316,10 +325,9 @@ describe.concurrent("admin CLI", () => {
     expect((await login(server.url, "target", "secret-pass")).status).toBe(401);
   });
 
-  it("README walk-through: CLI user, then log in, namespace, member, API key, list with the key over HTTP", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("README walk-through: CLI user, then log in, namespace, member, API key, list with the key over HTTP", async () => {
+    const server = shared;
+    const { data } = server;
     const baseUrl = server.url;
     await expectOk(cli(data, "user", "create", "admin", "admin-pass", "admin@example.com"), /^user 'admin' created/);
     await register(baseUrl, "colleague");
