@@ -309,19 +309,21 @@ describe("server life cycle", () => {
     const server = await start(env, { viaNpm: target === "npm" });
     const pid = realPid(server);
 
+    // The heavy bodies first: the signal then follows the registrations at once, however long a
+    // busy machine takes to send 6 MB, and comes while they are still being hashed.
+    const heavy = Array.from({ length: 6 }, () => upload(`${server.url}/api/register`, heavyBody));
+    await Promise.all(heavy.map((request) => request.accepted));
     const usernames = Array.from({ length: 12 }, () => uniqueName("u"));
     const requests = usernames.map((username, index) =>
       upload(`${server.url}/api/register`, registration(username), index < 2),
     );
     await Promise.all(requests.map((request) => request.accepted));
-    const heavy = Array.from({ length: 6 }, () => upload(`${server.url}/api/register`, heavyBody));
-    await Promise.all(heavy.map((request) => request.accepted));
     const signalledAt = Date.now();
     process.kill(target === "server" ? pid : (server.process.pid ?? 0), "SIGTERM");
 
-    // While it drains, new connections are refused.
+    // While it drains, new connections are refused (the slow uploads keep it draining until released).
     let refusedAt = 0;
-    for (const until = Date.now() + 3_000; Date.now() < until; ) {
+    for (const until = Date.now() + 30_000; Date.now() < until; ) {
       if (await isRefused(server.port)) {
         refusedAt = Date.now();
         break;
@@ -334,7 +336,7 @@ describe("server life cycle", () => {
 
     const results = await Promise.all(requests.map((request) => request.answer));
     const heavyResults = await Promise.all(heavy.map((request) => request.answer));
-    const exitCode = await waitForExit(server.process, 15_000);
+    const exitCode = await waitForExit(server.process, 60_000);
     expect({
       registrations: results.map((result) => result.status),
       heavy: heavyResults.map((result) => result.status),
