@@ -308,7 +308,7 @@ export async function sshBenchmark(args: Map<string, string>) {
     const running = agent;
     await acceptAgentDevice(hostname, owner);
     await waitFor(
-      `the agent's tunnel:\n${running.output()}`,
+      () => `the agent's tunnel:\n${running.output()}`,
       () => running.output().includes('"tunnel connected"'),
       60,
     );

@@ -118,7 +118,10 @@ export function startAgent(baseUrl: string, tenantId: string): RunningAgent {
     dataDir,
     output,
     tunnelUp: (since = 0) =>
-      waitFor(`the agent's tunnel:\n${output()}`, () => output().slice(since).includes('"message":"tunnel connected"')),
+      waitFor(
+        () => `the agent's tunnel:\n${output()}`,
+        () => output().slice(since).includes('"message":"tunnel connected"'),
+      ),
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;

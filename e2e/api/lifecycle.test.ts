@@ -232,7 +232,7 @@ describe("server life cycle", () => {
       }
     };
     const workers = Array.from({ length: 6 }, (_, index) => worker(index));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (acknowledged.length < 60 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     process.kill(pid, "SIGKILL");
     isKilled = true;

@@ -147,7 +147,7 @@ describe("SMTP delivery", () => {
     expect(registered.status, registered.text).toBe(200);
     expect(registered.body).toEqual({ message: expect.any(String) });
 
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000;
     let entry = await outboxLine(server, account.email);
     while (entry.status !== "failed" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 500));
