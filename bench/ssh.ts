@@ -8,7 +8,7 @@ import path from "node:path";
 import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
 import { ensureBuild } from "../lib/build/ensure-build";
-import { acceptAgentDevice, spawnAgent } from "../testing/agents";
+import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, type RunningServer, root, startServer } from "../testing/server";
 import { ed25519KeyPair } from "../testing/ssh-keys";
@@ -175,20 +175,7 @@ async function simulatedDevices(owner: Api, tenantId: string, count: number): Pr
       const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
         .map((byte) => byte.toString(16).padStart(2, "0"))
         .join(":");
-      const body = {
-        info: {
-          id: "debian",
-          pretty_name: "Debian GNU/Linux 12",
-          version: "0.1.0",
-          arch: "x86_64",
-          platform: "native",
-        },
-        sessions: [],
-        hostname: `sim-${index}`,
-        identity: { mac },
-        public_key: key.pem,
-        tenant_id: tenantId,
-      };
+      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
       const answer = await api<{ uid: string; token: string }>(
         "POST",
         "/api/devices/auth",

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +7,7 @@ import { inject } from "vitest";
 import WebSocket from "ws";
 import { acceptAgentDevice, type RunningAgent, startAgent } from "./agents";
 import { call } from "./client";
+import { runToExit } from "./processes";
 import { type SeededNamespace, seedNamespace } from "./seeds/namespaces";
 
 /**
@@ -62,31 +63,9 @@ export const clientOptions = [
   "ConnectTimeout=20",
 ];
 
-export type Run = { code: number | null; stdout: string; stderr: string };
-
 /** Runs an OpenSSH tool (ssh, scp, sftp, or sshpass wrapping one) to completion, with a time limit. */
-export function run(command: string, args: string[], input = "", seconds = 120): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${command} ${args.join(" ")} did not finish in ${seconds} s:\n${stdout}\n${stderr}`));
-    }, seconds * 1000);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+export const run = (command: string, args: string[], input = "", seconds = 120) =>
+  runToExit(command, args, { input, seconds });
 
 /** `ssh` to the gateway on `port`, the password typed by sshpass. */
 export const sshWithPassword = (port: number, password: string, args: string[]) =>

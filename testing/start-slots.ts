@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
+import { isAlive } from "@/lib/runtime";
 
 /**
  * A server start, or an admin CLI command, costs seconds of CPU (tsx, Next.js, PGlite). Started
@@ -19,15 +20,6 @@ const held = new Set<string>();
 process.once("exit", () => {
   for (const file of held) rmSync(file, { force: true });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The pid in a slot file: 0 while its owner is still writing it, or when it is gone. */
 function ownerOf(file: string): number {

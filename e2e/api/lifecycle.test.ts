@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { call, uniqueName } from "@/testing/client";
 import { newDataDir } from "@/testing/data-dir";
 import { createTestDatabase } from "@/testing/database";
+import { outputOf } from "@/testing/processes";
 import { freePort, type RunningServer, root, startServer } from "@/testing/server";
 import packageJson from "../../package.json";
 
@@ -125,20 +126,13 @@ async function runServerProcess(env: Record<string, string>, ms = 45_000): Promi
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const output = outputOf(child);
   const code = await waitForExit(child, ms);
   if (code === "timeout") {
     child.kill("SIGTERM");
     if ((await waitForExit(child, 15_000)) === "timeout") child.kill("SIGKILL");
   }
-  return { code, stdout, stderr };
+  return { code, ...output };
 }
 
 async function register(baseUrl: string, username = uniqueName("u")) {
