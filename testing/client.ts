@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { inject } from "vitest";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape; each assertion checks what it reads
@@ -42,6 +42,9 @@ export async function call<T = any>(method: string, path: string, options: CallO
 
 /** A random lower-case name, unique enough for tests running in parallel. */
 export const uniqueName = (prefix = "t") => `${prefix}${randomBytes(5).toString("hex")}`;
+
+/** A random uid of 64 hex digits, as devices' and sessions' uids are. */
+export const randomUid = () => createHash("sha256").update(randomUUID()).digest("hex");
 
 /** A device list's `filter` query value: base64 of the JSON of `items`. */
 export const filterOf = (items: unknown) => encodeURIComponent(Buffer.from(JSON.stringify(items)).toString("base64"));

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CallOptions, call } from "@/testing/client";
+import { type CallOptions, call, randomUid } from "@/testing/client";
 import { internalHeaders } from "@/testing/internal";
-import { randomUid, type SeededDevice, seedDevice } from "@/testing/seeds/devices";
+import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 import { frame, seedSession, sessionInput, setRecording } from "@/testing/seeds/sessions";
 

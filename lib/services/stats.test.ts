@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sessions } from "@/models/sessions";
+import { randomUid } from "@/testing/client";
 import { withTestDatabase } from "@/testing/database";
-import { insertDevices, randomUid } from "@/testing/seeds/devices";
-import { seedScope } from "@/testing/seeds/namespaces";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import { getStats } from "./stats";
 

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { terminalTickets } from "@/models/terminal-tickets";
+import { randomUid } from "@/testing/client";
 import { withTestDatabase } from "@/testing/database";
-import { insertDevice, randomUid } from "@/testing/seeds/devices";
-import { seedScope } from "@/testing/seeds/namespaces";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import { issueTerminalToken, takeTerminalTicket, unscopedPurgeExpiredTerminalTickets } from "./terminal";
 

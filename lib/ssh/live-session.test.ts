@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sessions } from "@/models/sessions";
 import { withTestDatabase } from "@/testing/database";
-import { insertDevice } from "@/testing/seeds/devices";
-import { seedScope } from "@/testing/seeds/namespaces";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import { LiveSession, newSessionUid } from "./live-session";
 

@@ -1,18 +1,8 @@
-import { createHash, randomUUID } from "node:crypto";
-import type { Scope } from "@/lib/auth/credentials";
-import type { Executor } from "@/lib/db";
-import { type DeviceStatus, devices } from "@/models/devices";
 import { registerAgent, uniqueMac } from "../agents";
 import { type CallOptions, call, uniqueName } from "../client";
 import type { SeededNamespace } from "./namespaces";
 
-/**
- * Devices. Through the API (`seedDevice`: registered as its agent does, then changed by the
- * namespace's owner), or as rows for service tests (`insertDevice`, `insertDevices`).
- */
-
-/** A random device uid (64 hex digits, as agents derive them). */
-export const randomUid = () => createHash("sha256").update(randomUUID()).digest("hex");
+/** Devices, registered as their agent does, then changed by the namespace's owner through the API. */
 
 export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
 
@@ -48,36 +38,4 @@ export async function seedDevice(
     if (response.status !== 200) throw new Error(`offline failed: ${response.status} ${response.text}`);
   }
   return { uid: device.uid, token: device.token, name: device.name, hostname, mac };
-}
-
-type DeviceRowInput = { status?: DeviceStatus; tags?: string[]; name?: string };
-
-/** A device row as an agent's registration would leave it (the key is a placeholder). */
-const deviceRow = (uid: string, tenantId: string, { status = "pending", tags = [], name }: DeviceRowInput) => ({
-  uid,
-  tenantId,
-  name: name ?? `dev-${uid.slice(0, 12)}`,
-  identity: { mac: "00:11:22:33:44:55" },
-  info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
-  publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
-  status,
-  tags,
-});
-
-/** One device row in the namespace; returns its uid. */
-export async function insertDevice(
-  db: Executor,
-  tenantId: string,
-  status: DeviceStatus = "pending",
-  uid = randomUid(),
-) {
-  await db.insert(devices).values(deviceRow(uid, tenantId, { status }));
-  return uid;
-}
-
-/** Device rows of the scope's namespace, one per entry; returns their uids. */
-export async function insertDevices(db: Executor, scope: Scope, entries: DeviceRowInput[]) {
-  const uids = entries.map(randomUid);
-  await db.insert(devices).values(entries.map((entry, index) => deviceRow(uids[index] ?? "", scope.tenantId, entry)));
-  return uids;
 }

@@ -1,16 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { resolveScope, type Scope } from "@/lib/auth/credentials";
-import type { Db } from "@/lib/db";
-import { createNamespace } from "@/lib/services/namespaces";
-import { namespaces } from "@/models/namespaces";
 import { call, uniqueName } from "../client";
-import { insertUser, type SeededUser, seedUser, tokenFor } from "./users";
+import { type SeededUser, seedUser, tokenFor } from "./users";
 
-/**
- * Namespaces, their members and API keys. Through the API (`seedNamespace`...), or as rows for
- * service tests (`seedScope`).
- */
+/** Namespaces, their members and API keys, made through the API. */
 
 export type SeededNamespace = { tenantId: string; name: string; owner: SeededUser & { tenantToken: string } };
 
@@ -48,13 +39,4 @@ export async function seedApiKey(namespace: SeededNamespace, role: Role = "owner
   });
   if (response.status !== 200) throw new Error(`API key create failed: ${response.status} ${response.text}`);
   return response.body.id;
-}
-
-/** A new namespace row and its owner's scope; `maxDevices` is set directly (no API changes it). */
-export async function seedScope(db: Db, maxDevices = -1): Promise<Scope> {
-  const user = await insertUser(db);
-  const namespace = await createNamespace(db, user.id, { name: `ns${randomUUID().slice(0, 8)}` });
-  if (!namespace) throw new Error("no namespace");
-  await db.update(namespaces).set({ maxDevices }).where(eq(namespaces.tenantId, namespace.tenant_id));
-  return resolveScope(db, { kind: "user", userId: user.id, tokenTenant: namespace.tenant_id });
 }

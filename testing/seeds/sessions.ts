@@ -1,6 +1,6 @@
-import { call } from "../client";
+import { call, randomUid } from "../client";
 import { internalHeaders } from "../internal";
-import { randomUid, type SeededDevice, seedDevice } from "./devices";
+import { type SeededDevice, seedDevice } from "./devices";
 import type { SeededNamespace } from "./namespaces";
 
 /** Sessions, started as the SSH gateway starts them (POST /internal/sessions, internal secret). */

@@ -1,12 +1,6 @@
-import { randomUUID } from "node:crypto";
-import type { Executor } from "@/lib/db";
-import { users } from "@/models/users";
 import { call, uniqueName } from "../client";
 
-/**
- * Users. Through the API (`seedUser`, registered as a person does, with a token), or as a row
- * for service tests (`insertUser`).
- */
+/** Users, registered through the API as a person does, with a token. */
 
 export type SeededUser = { id: string; username: string; email: string; password: string; token: string };
 
@@ -37,15 +31,4 @@ export async function tokenFor(user: SeededUser, tenantId: string, { baseUrl }: 
   const response = await call("GET", `/api/token/${tenantId}`, { token: user.token, baseUrl });
   if (response.status !== 200) throw new Error(`token switch failed: ${response.status} ${response.text}`);
   return response.body.token as string;
-}
-
-/** A user row (its password hash is a placeholder: it cannot log in). */
-export async function insertUser(db: Executor) {
-  const username = `u${randomUUID().slice(0, 8)}`;
-  const [user] = await db
-    .insert(users)
-    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
-    .returning();
-  if (!user) throw new Error("no user");
-  return user;
 }
