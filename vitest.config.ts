@@ -5,9 +5,11 @@ export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     include: ["lib/**/*.test.ts", "agent/**/*.test.ts", "e2e/api/**/*.test.ts", "e2e/ssh/**/*.test.ts"],
-    globalSetup: ["e2e/api/support/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    globalSetup: ["testing/global-setup.ts"],
+    // Tests start real servers and processes, which queue for the CPU on a busy machine
+    // (testing/start-slots.ts): these limits only catch hangs.
+    testTimeout: 300_000,
+    hookTimeout: 600_000,
     pool: "forks",
     maxWorkers: 2,
   },

@@ -4,11 +4,13 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2 from "ssh2";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { call, uniqueName } from "../e2e/api/support/client";
-import { startServer } from "../e2e/api/support/server";
+import { call, uniqueName } from "@/testing/client";
+import { seedNamespace } from "@/testing/seeds/namespaces";
+import { startServer } from "@/testing/server";
+import { ed25519KeyPair } from "@/testing/ssh-keys";
+import { waitFor } from "@/testing/wait";
 import { Agent } from "./agent";
 import { parseOsRelease, readPrimaryMac } from "./os-info";
-import { ed25519KeyPair } from "./testing";
 import type { TunnelPhase } from "./tunnel";
 
 const running: Agent[] = [];
@@ -19,19 +21,10 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-/** A user, a namespace and the user's token for it, on the server at `baseUrl`. */
+/** A namespace on the server at `baseUrl`, and its owner's token for it. */
 async function namespaceOn(baseUrl: string) {
-  const username = uniqueName("u");
-  const user = { name: "Agent Test", username, email: `${username}@example.com`, password: "secret-pass" };
-  const registered = await call("POST", "/api/register", { baseUrl, body: user });
-  const created = await call("POST", "/api/namespaces", {
-    baseUrl,
-    token: registered.body.token,
-    body: { name: uniqueName("ns") },
-  });
-  const tenantId = created.body.tenant_id as string;
-  const switched = await call("GET", `/api/token/${tenantId}`, { baseUrl, token: registered.body.token });
-  return { tenantId, token: switched.body.token as string };
+  const { tenantId, owner } = await seedNamespace(undefined, { baseUrl });
+  return { tenantId, token: owner.tenantToken };
 }
 
 function startAgent(serverUrl: string, tenantId: string) {
@@ -44,14 +37,6 @@ function startAgent(serverUrl: string, tenantId: string) {
   agent.tunnel.onPhase((phase) => phases.push(phase));
   void agent.start();
   return { agent, hostname, dataDir, phases };
-}
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 40) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function deviceNamed(baseUrl: string, token: string, hostname: string) {
@@ -166,5 +151,5 @@ describe("agent against the server", () => {
       await server.stop();
       rmSync(server.dataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 });

@@ -6,11 +6,11 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ed25519KeyPair } from "@/testing/ssh-keys";
 import { isRoot } from "./accounts";
 import { DeviceServer } from "./device-server";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
 import { sftpServerPath } from "./processes";
-import { ed25519KeyPair } from "./testing";
 
 const password = `pw-${randomBytes(6).toString("hex")}`;
 const serverKey = ed25519KeyPair();

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ed25519KeyPair } from "@/testing/ssh-keys";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
-import { ed25519KeyPair } from "./testing";
 
 let dataDir = "";
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,11 +1,12 @@
 import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
-import { createTestDatabase } from "../e2e/api/support/database";
-import { newDataDir, startServer } from "../e2e/api/support/server";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { openDatabase } from "../lib/db";
 import { createNamespace } from "../lib/services/namespaces";
 import { createUser } from "../lib/services/users";
+import { newDataDir } from "../testing/data-dir";
+import { createTestDatabase } from "../testing/database";
+import { startServer } from "../testing/server";
 
 type Latency = { p50: number; p99: number };
 

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { createTestDatabase } from "../e2e/api/support/database";
-import { freePort, root, startServer } from "../e2e/api/support/server";
 import { ensureBuild } from "../lib/build/ensure-build";
+import { createTestDatabase } from "../testing/database";
+import { seedNamespace } from "../testing/seeds/namespaces";
+import { freePort, root, startServer } from "../testing/server";
 import { makeDevices, registerAll } from "./simulator";
 
 type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
@@ -188,15 +189,7 @@ async function transactionsOf(url: string): Promise<number> {
 }
 
 async function seedDevices(baseUrl: string, deviceCount: number) {
-  const user = { name: "Bench", username: "bench", email: "bench@example.com", password: "bench-password" };
-  const registered = await fetch(`${baseUrl}/api/register`, { method: "POST", body: JSON.stringify(user) });
-  const { token } = (await registered.json()) as { token: string };
-  const created = await fetch(`${baseUrl}/api/namespaces`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name: "bench" }),
-  });
-  const { tenant_id: tenantId } = (await created.json()) as { tenant_id: string };
+  const { tenantId } = await seedNamespace(undefined, { baseUrl });
   const devices = makeDevices(deviceCount, tenantId);
   const started = Date.now();
   await registerAll(baseUrl, devices, 64);

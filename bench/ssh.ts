@@ -7,9 +7,12 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
-import { ed25519KeyPair, spawnAgent } from "../agent/testing";
-import { freePort, type RunningServer, root, startServer } from "../e2e/api/support/server";
 import { ensureBuild } from "../lib/build/ensure-build";
+import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
+import { seedNamespace } from "../testing/seeds/namespaces";
+import { freePort, type RunningServer, root, startServer } from "../testing/server";
+import { ed25519KeyPair } from "../testing/ssh-keys";
+import { waitFor } from "../testing/wait";
 
 type Api = { baseUrl: string; token?: string };
 
@@ -22,29 +25,6 @@ async function api<T = unknown>(method: string, url: string, { baseUrl, token }:
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** A user with a namespace, and the user's token for it. */
-async function seedOwner(baseUrl: string) {
-  const user = { name: "Bench", username: "bench", email: "bench@example.com", password: "bench-password" };
-  const { token } = await api<{ token: string }>("POST", "/api/register", { baseUrl }, user);
-  const { tenant_id: tenantId } = await api<{ tenant_id: string }>(
-    "POST",
-    "/api/namespaces",
-    { baseUrl, token },
-    {
-      name: "bench",
-    },
-  );
-  const switched = await api<{ token: string }>("GET", `/api/token/${tenantId}`, { baseUrl, token });
-  return { tenantId, namespace: "bench", owner: { baseUrl, token: switched.token } };
-}
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 60) {
-  for (const deadline = Date.now() + seconds * 1000; !(await condition()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
@@ -195,20 +175,7 @@ async function simulatedDevices(owner: Api, tenantId: string, count: number): Pr
       const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
         .map((byte) => byte.toString(16).padStart(2, "0"))
         .join(":");
-      const body = {
-        info: {
-          id: "debian",
-          pretty_name: "Debian GNU/Linux 12",
-          version: "0.1.0",
-          arch: "x86_64",
-          platform: "native",
-        },
-        sessions: [],
-        hostname: `sim-${index}`,
-        identity: { mac },
-        public_key: key.pem,
-        tenant_id: tenantId,
-      };
+      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
       const answer = await api<{ uid: string; token: string }>(
         "POST",
         "/api/devices/auth",
@@ -317,21 +284,21 @@ export async function sshBenchmark(args: Map<string, string>) {
   const server = await startServer({ DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });
   let agent: RealAgent | undefined;
   try {
-    const { tenantId, namespace, owner } = await seedOwner(server.url);
+    const seeded = await seedNamespace(undefined, { baseUrl: server.url });
+    const { tenantId, name: namespace } = seeded;
+    const owner = { baseUrl: server.url, token: seeded.owner.tenantToken };
     const info = await api<{ endpoints: { ssh: string } }>("GET", "/info", { baseUrl: server.url });
     const sshPort = Number(info.endpoints.ssh.split(":").pop());
     const listenPort = await freePort();
     const hostname = "bench-device";
     agent = startAgent(server.url, tenantId, hostname, listenPort);
     const running = agent;
-    let uid = "";
-    await waitFor("the agent's device", async () => {
-      const pending = await api<{ uid: string; name: string }[]>("GET", "/api/devices?status=pending", owner);
-      uid = pending.find((device) => device.name === hostname)?.uid ?? "";
-      return uid !== "";
-    });
-    await api("PATCH", `/api/devices/${uid}/accept`, owner);
-    await waitFor(`the agent's tunnel:\n${running.output()}`, () => running.output().includes('"tunnel connected"'));
+    await acceptAgentDevice(hostname, owner);
+    await waitFor(
+      () => `the agent's tunnel:\n${running.output()}`,
+      () => running.output().includes('"tunnel connected"'),
+      60,
+    );
 
     // The bench logs in as itself: through the gateway with a namespace key, directly with the
     // gateway's host key (the one key the agent's SSH server accepts besides passwords).

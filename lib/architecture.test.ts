@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 // and no import cycle anywhere.
 
 const root = path.resolve(import.meta.dirname, "..");
-const sourceFolders = ["agent", "app", "bench", "components", "e2e", "lib", "models", "server.ts"];
+const sourceFolders = ["agent", "app", "bench", "components", "e2e", "lib", "models", "testing", "server.ts"];
 
 function sourceFiles(entry: string): string[] {
   const full = path.join(root, entry);
@@ -114,8 +114,21 @@ describe("architecture", () => {
     expect(importCycles()).toEqual([]);
   });
 
-  it("keeps the product apart from the tests: nothing in lib/, app/, models/ or agent/ imports e2e/", () => {
-    expect(["lib/", "app/", "models/", "agent/"].flatMap((folder) => crossings(folder, ["e2e/"]))).toEqual([]);
+  it("keeps the product apart from the tests: nothing in lib/, app/, models/ or agent/ imports e2e/ or testing/", () => {
+    const product = ["lib/", "app/", "models/", "agent/", "server.ts"];
+    expect(product.flatMap((folder) => crossings(folder, ["e2e/", "testing/"]))).toEqual([]);
+  });
+
+  it("keeps models/ at the bottom: the tables import nothing of lib/", () => {
+    expect(crossings("models/", ["lib/", "app/", "agent/"])).toEqual([]);
+  });
+
+  it("keeps the agent apart from the server: of lib/ it takes only the log, secrets, version and wire contract", () => {
+    const shared = ["lib/log.ts", "lib/secrets.ts", "lib/version.ts", "lib/protocol.ts"];
+    const offending = crossings("agent/", ["lib/", "app/", "models/"]).filter(
+      (crossing) => !shared.some((file) => crossing.endsWith(`-> ${file}`)),
+    );
+    expect(offending).toEqual([]);
   });
 
   it("keeps lib/ssh to transport: its queries and rules are services, so it imports neither drizzle-orm nor models/", () => {

@@ -14,7 +14,7 @@ export function removeServerFile(dataDir: string) {
   rmSync(path.resolve(dataDir, fileName), { force: true });
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { cli } from "./support/cli";
-import { call, uniqueName } from "./support/client";
-import { linkIn, type MailServer, type ReceivedMail } from "./support/mail";
-import { type OwnServer, withMailingServer } from "./support/own-server";
+import { cli } from "@/testing/cli";
+import { call, uniqueName } from "@/testing/client";
+import { linkIn, type MailServer, type ReceivedMail } from "@/testing/mail";
+import { type OwnServer, withMailingServer } from "@/testing/own-server";
 
 /**
  * Activation, resend, password recovery and the recovery e-mail, over HTTP on a server of this

@@ -2,10 +2,11 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deviceUidOf } from "@/lib/services/agent";
-import { agentBody, authDevice, devicePublicKey } from "./support/agents";
-import { call, seedNamespace } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
+import { agentBody, authDevice, devicePublicKey } from "@/testing/agents";
+import { call } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { seedNamespace } from "@/testing/seeds/namespaces";
+import { type RunningServer, startServer } from "@/testing/server";
 
 const internalSecret = () => readFileSync(path.join(inject("dataDir"), "internal.secret"), "utf8").trim();
 
@@ -129,7 +130,7 @@ describe("device registration limits and addresses (own server)", () => {
   });
 
   it("limits new devices per source and namespace, never heartbeats of known ones", async () => {
-    const namespace = await seedNamespaceOn(server.url);
+    const { tenantId: namespace } = await seedNamespace(undefined, { baseUrl: server.url });
     const source = { "x-real-ip": "198.51.100.7" };
     const known = agentBody(namespace, { public_key: devicePublicKey });
     const answers = [];
@@ -150,17 +151,3 @@ describe("device registration limits and addresses (own server)", () => {
     ).toBe(200);
   });
 });
-
-async function seedNamespaceOn(baseUrl: string): Promise<string> {
-  const username = `u${Math.random().toString(16).slice(2, 12)}`;
-  const registered = await call("POST", "/api/register", {
-    baseUrl,
-    body: { name: "Agent Test", username, email: `${username}@example.com`, password: "secret-pass" },
-  });
-  const created = await call("POST", "/api/namespaces", {
-    baseUrl,
-    token: registered.body.token,
-    body: { name: `ns${Math.random().toString(16).slice(2, 12)}` },
-  });
-  return created.body.tenant_id;
-}

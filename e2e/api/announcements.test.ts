@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type CliResult, cli, type Data, expectError, expectOk } from "./support/cli";
-import { call, uniqueName } from "./support/client";
-import { internalHeaders } from "./support/internal";
+import { type CliResult, cli, type Data, expectError, expectOk } from "@/testing/cli";
+import { call, uniqueName } from "@/testing/client";
+import { internalHeaders } from "@/testing/internal";
 
 /**
  * Announcements: written with the admin CLI (a real process on the test server's data: through

@@ -1,15 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chosenKeyRefused } from "@/lib/schemas/api-keys";
-import {
-  call,
-  type SeededNamespace,
-  seedApiKey,
-  seedMember,
-  seedNamespace,
-  seedUser,
-  uniqueName,
-} from "./support/client";
+import { call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { seedUser } from "@/testing/seeds/users";
 
 const uuidV4Pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

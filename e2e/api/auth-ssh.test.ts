@@ -2,9 +2,10 @@ import { createPrivateKey, createPublicKey, type KeyObject, verify } from "node:
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { base64Of, randomEd25519Line } from "@/lib/testing/ssh-keys";
-import { call, type SeededNamespace, seedApiKey, seedNamespace } from "./support/client";
-import { type RegisteredDevice, registerDevice } from "./support/devices";
+import { call } from "@/testing/client";
+import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
+import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
 
 const authUrl = "/api/auth/ssh";
 
@@ -17,7 +18,7 @@ async function createKey(namespace: SeededNamespace, filter: unknown = { hostnam
   return response.body.fingerprint as string;
 }
 
-const authSsh = (device: RegisteredDevice, fingerprint: string, data: string) =>
+const authSsh = (device: SeededDevice, fingerprint: string, data: string) =>
   call("POST", authUrl, { token: device.token, body: { fingerprint, data } });
 
 /** The server's public key, from the private key it generated into its DATA_DIR. */
@@ -31,11 +32,11 @@ const isValidSignature = (data: string, signature: string) =>
 
 describe("POST /api/auth/ssh", () => {
   let namespace: SeededNamespace;
-  let device: RegisteredDevice;
+  let device: SeededDevice;
   let fingerprint: string;
   beforeAll(async () => {
     namespace = await seedNamespace();
-    device = await registerDevice(namespace, "web-01");
+    device = await seedDevice(namespace, { hostname: "web-01" });
     fingerprint = await createKey(namespace);
   });
 

@@ -3,18 +3,10 @@ import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { operations } from "@/lib/api";
 import type { Operation } from "@/lib/http/operation";
+import { type ApiResponse, call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { type SeededUser, seedUser, tokenFor } from "@/testing/seeds/users";
 import type { Case, Context, Table } from "./support/bad-input";
-import {
-  type ApiResponse,
-  call,
-  type SeededNamespace,
-  type SeededUser,
-  seedMember,
-  seedNamespace,
-  seedUser,
-  tokenFor,
-  uniqueName,
-} from "./support/client";
 
 /**
  * Table-driven bad input for every operation that takes a body or a query: each answer is a 400

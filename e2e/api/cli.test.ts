@@ -1,16 +1,18 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it, type TestContext } from "vitest";
-import { type CliResult, cli, type Data, expectError, expectOk } from "./support/cli";
-import { call } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { type CliResult, cli, type Data, expectError, expectOk, runCli } from "@/testing/cli";
+import { call } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { type OwnServer, startOwnServer } from "@/testing/own-server";
+import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * The admin CLI as a real process (`tsx lib/cli/main.ts`), on a data directory no server holds
  * and on one a server runs on (on PGlite the command then goes through POST /internal/admin).
- * With TEST_DATABASE_URL every test works on a new PostgreSQL database instead.
+ * With TEST_DATABASE_URL every test works on a new PostgreSQL database instead. Tests that only
+ * need a server running share one, on data of this file's own.
  */
 
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -84,7 +86,16 @@ async function inBatches<T>(tasks: (() => Promise<T>)[], limit = 4): Promise<T[]
   return results;
 }
 
-describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
+describe.concurrent("admin CLI", () => {
+  // For the tests that need a server running on data no other test file uses, not one of their own.
+  let shared: OwnServer;
+  beforeAll(async () => {
+    shared = await startOwnServer();
+  });
+  afterAll(async () => {
+    await shared?.stop();
+  });
+
   it("works on the data directly when no server runs; a server started later sees the result", async (context) => {
     const { freshData, start } = fixture(context);
     const data = await freshData();
@@ -160,9 +171,11 @@ describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
   it("two commands at once on an embedded data directory do not both open it", async (context) => {
     const { freshData } = fixture(context);
     const data = await freshData({ embedded: true });
+    // At the same moment, not one after the other in turn for a start slot.
+    const together = { takeStartSlot: false };
     const results = await Promise.all([
-      cli(data, "user", "create", "first", "secret-1", "first@example.com"),
-      cli(data, "user", "create", "second", "secret-2", "second@example.com"),
+      runCli(data, ["user", "create", "first", "secret-1", "first@example.com"], together),
+      runCli(data, ["user", "create", "second", "secret-2", "second@example.com"], together),
     ]);
     // Each either did its work or was told plainly that the data directory is busy.
     for (const result of results) {
@@ -212,10 +225,9 @@ describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   });
 
-  it("refuses bad commands with a clear message: 1 when refused, 2 for bad usage", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("refuses bad commands with a clear message: 1 when refused, 2 for bad usage", async () => {
+    const server = shared;
+    const { data } = server;
     await register(server.url, "known");
     await register(server.url, "other");
     const token = await loginToken(server.url, "known", "secret-pass");
@@ -273,10 +285,9 @@ describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
     await expectError(cli({ ...data, DATABASE_URL: "mysql://x" }, "user", "delete", "nobody"), 1, /^\s*DATABASE_URL:/m);
   });
 
-  it("POST /internal/admin needs the internal secret", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("POST /internal/admin needs the internal secret", async () => {
+    const server = shared;
+    const { data } = server;
     await register(server.url, "target");
     const body = { args: ["user", "delete", "target"] };
     const refused = async (headers: Record<string, string>) => {
@@ -314,10 +325,9 @@ describe.concurrent("admin CLI", { timeout: 150_000 }, () => {
     expect((await login(server.url, "target", "secret-pass")).status).toBe(401);
   });
 
-  it("README walk-through: CLI user, then log in, namespace, member, API key, list with the key over HTTP", async (context) => {
-    const { freshData, start } = fixture(context);
-    const data = await freshData();
-    const server = await start(data);
+  it("README walk-through: CLI user, then log in, namespace, member, API key, list with the key over HTTP", async () => {
+    const server = shared;
+    const { data } = server;
     const baseUrl = server.url;
     await expectOk(cli(data, "user", "create", "admin", "admin-pass", "admin@example.com"), /^user 'admin' created/);
     await register(baseUrl, "colleague");

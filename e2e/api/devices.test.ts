@@ -1,9 +1,11 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, call, type SeededNamespace, seedApiKey, seedNamespace, uniqueName } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { filterOf, heartbeat, property, type SeededDevice, seedDevice } from "./support/devices";
-import { type RunningServer, startServer } from "./support/server";
+import { registerAgent } from "@/testing/agents";
+import { type ApiResponse, call, filterOf, property, uniqueName } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
+import { type RunningServer, startServer } from "@/testing/server";
 
 const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -268,7 +270,8 @@ describe("list devices", () => {
     const first = await seedDevice(fresh, { hostname: named("first") });
     await seedDevice(fresh, { hostname: named("second") });
     expect(namesOf(await listDevices(fresh))).toEqual([named("second"), named("first")]);
-    await heartbeat(fresh.tenantId, first.hostname, first.mac);
+    // The agent calls in again (a heartbeat).
+    await registerAgent(fresh.tenantId, { hostname: first.hostname, identity: { mac: first.mac } });
     expect(namesOf(await listDevices(fresh))).toEqual([named("first"), named("second")]);
     // Registration order is unchanged.
     expect(namesOf(await listDevices(fresh, "sort_by=created_at"))).toEqual([named("second"), named("first")]);
@@ -450,24 +453,6 @@ describe("delete device", () => {
   });
 });
 
-/** A user with a namespace on a server of its own (the helpers in ./support/client use the shared server). */
-async function namespaceOn(baseUrl: string): Promise<SeededNamespace> {
-  const username = uniqueName("u");
-  const user = { name: "Limit User", username, email: `${username}@example.com`, password: "secret-pass" };
-  const registered = await call("POST", "/api/register", { baseUrl, body: user });
-  expect(registered.status, registered.text).toBe(200);
-  const name = uniqueName("ns");
-  const created = await call("POST", "/api/namespaces", { baseUrl, token: registered.body.token, body: { name } });
-  expect(created.status, created.text).toBe(200);
-  const tenantId = created.body.tenant_id as string;
-  const switched = await call("GET", `/api/token/${tenantId}`, { baseUrl, token: registered.body.token });
-  return {
-    tenantId,
-    name,
-    owner: { ...user, id: registered.body.id, token: registered.body.token, tenantToken: switched.body.token },
-  };
-}
-
 describe("max_devices", () => {
   type Limited = { server: RunningServer; drop?: () => Promise<void> };
   let cloud: Limited;
@@ -503,7 +488,7 @@ describe("max_devices", () => {
 
   it("cloud: the accept past max_devices answers 402 and changes nothing; freeing a slot lets it in", async () => {
     const baseUrl = cloud.server.url;
-    const namespace = await namespaceOn(baseUrl);
+    const namespace = await seedNamespace(undefined, { baseUrl });
     const [first, second, third] = [
       await seedDevice(namespace, { baseUrl }),
       await seedDevice(namespace, { baseUrl }),
@@ -533,7 +518,7 @@ describe("max_devices", () => {
 
   it("cloud: of 6 concurrent accepts at max_devices 2, exactly 2 pass", async () => {
     const baseUrl = cloud.server.url;
-    const namespace = await namespaceOn(baseUrl);
+    const namespace = await seedNamespace(undefined, { baseUrl });
     const devices = await Promise.all(
       Array.from({ length: 6 }, () => seedDevice(namespace, { baseUrl, hostname: uniqueName("race") })),
     );
@@ -547,7 +532,7 @@ describe("max_devices", () => {
 
   it("community: the accept past max_devices answers 403 and changes nothing", async () => {
     const baseUrl = community.server.url;
-    const namespace = await namespaceOn(baseUrl);
+    const namespace = await seedNamespace(undefined, { baseUrl });
     const first = await seedDevice(namespace, { baseUrl, status: "accept" });
     const second = await seedDevice(namespace, { baseUrl });
     const before = await call("GET", `/api/devices/${second.uid}`, on(community, namespace));

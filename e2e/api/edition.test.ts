@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, type Data, expectOk } from "./support/cli";
-import { call, seedUser } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { enableMfaFor } from "./support/mfa";
-import { newDataDir, type RunningServer, startServer } from "./support/server";
+import { cli, type Data, expectOk } from "@/testing/cli";
+import { call } from "@/testing/client";
+import { newDataDir } from "@/testing/data-dir";
+import { createTestDatabase } from "@/testing/database";
+import { enableMfaFor } from "@/testing/mfa";
+import { seedUser } from "@/testing/seeds/users";
+import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * EDITION=community hides the cloud-only operations (404) and keeps the rest. A second server

@@ -2,8 +2,9 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "@/lib/api";
 import { firewallOperations } from "@/lib/api/firewall";
-import { call, type SeededNamespace, seedApiKey, seedMember, seedNamespace, uniqueName } from "./support/client";
-import { type RunningServer, startServer } from "./support/server";
+import { call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { type RunningServer, startServer } from "@/testing/server";
 
 const rulesUrl = "/api/firewall/rules";
 const ruleUrl = (id: string) => `${rulesUrl}/${id}`;

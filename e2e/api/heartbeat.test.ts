@@ -1,11 +1,12 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { heartbeatLoop, makeDevices, registerAll } from "@/bench/simulator";
-import { agentBody, authDevice } from "./support/agents";
-import { call, seedNamespace } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
-import { seedSession } from "./support/sessions";
+import { agentBody, authDevice } from "@/testing/agents";
+import { call } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { seedNamespace } from "@/testing/seeds/namespaces";
+import { seedSession } from "@/testing/seeds/sessions";
+import { type RunningServer, startServer } from "@/testing/server";
 
 const getDevice = async (token: string, uid: string) => (await call("GET", `/api/devices/${uid}`, { token })).body;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,19 +134,8 @@ describe("silent devices (own server, offline after 10 s)", () => {
   });
 
   it("go offline by the timer once they miss their heartbeats, and online again when they call", async () => {
-    const username = `u${Date.now().toString(36)}`;
-    const registered = await call("POST", "/api/register", {
-      baseUrl: server.url,
-      body: { name: "Silent", username, email: `${username}@example.com`, password: "secret-pass" },
-    });
-    const created = await call("POST", "/api/namespaces", {
-      baseUrl: server.url,
-      token: registered.body.token,
-      body: { name: `ns${Date.now().toString(36)}` },
-    });
-    const tenantId = created.body.tenant_id;
-    const token = (await call("GET", `/api/token/${tenantId}`, { baseUrl: server.url, token: registered.body.token }))
-      .body.token;
+    const { tenantId, owner } = await seedNamespace(undefined, { baseUrl: server.url });
+    const token = owner.tenantToken;
     const body = agentBody(tenantId);
     const { uid } = (await authDevice(body, { baseUrl: server.url })).body;
     const online = async () => (await call("GET", `/api/devices/${uid}`, { baseUrl: server.url, token })).body.online;

@@ -5,10 +5,12 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { call, uniqueName } from "@/testing/client";
+import { newDataDir } from "@/testing/data-dir";
+import { createTestDatabase } from "@/testing/database";
+import { outputOf } from "@/testing/processes";
+import { freePort, type RunningServer, root, startServer } from "@/testing/server";
 import packageJson from "../../package.json";
-import { call, uniqueName } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { freePort, type RunningServer, root, startServer } from "./support/server";
 
 /**
  * The server's life: restarts, kill -9, graceful stop, bad configuration, one server per data
@@ -31,15 +33,15 @@ afterEach(async () => {
   }
 });
 
-function tempDir(): string {
-  const directory = mkdtempSync(path.join(tmpdir(), "das-life-"));
+/** `directory`, a new empty one unless given, removed after the test. */
+function tempDir(directory = mkdtempSync(path.join(tmpdir(), "das-life-"))): string {
   cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
   return directory;
 }
 
 /** The environment of a server on fresh data: a DATA_DIR, and a new database on PostgreSQL. */
 async function freshData(): Promise<Record<string, string>> {
-  const env: Record<string, string> = { DATA_DIR: tempDir() };
+  const env: Record<string, string> = { DATA_DIR: tempDir(newDataDir()) };
   if (adminUrl) {
     const database = await createTestDatabase(adminUrl);
     cleanups.push(() => database.drop());
@@ -80,7 +82,10 @@ function isAlive(pid: number): boolean {
 }
 
 /** Starts a server that the test's cleanup stops (SIGTERM, then SIGKILL of both processes). */
-async function start(env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<RunningServer> {
+async function start(
+  env: Record<string, string>,
+  options: Parameters<typeof startServer>[1] = {},
+): Promise<RunningServer> {
   const server = await startServer(env, options);
   const pid = realPid(server);
   cleanups.push(async () => {
@@ -121,20 +126,13 @@ async function runServerProcess(env: Record<string, string>, ms = 45_000): Promi
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
+  const output = outputOf(child);
   const code = await waitForExit(child, ms);
   if (code === "timeout") {
     child.kill("SIGTERM");
     if ((await waitForExit(child, 15_000)) === "timeout") child.kill("SIGKILL");
   }
-  return { code, stdout, stderr };
+  return { code, ...output };
 }
 
 async function register(baseUrl: string, username = uniqueName("u")) {
@@ -175,8 +173,7 @@ function isRefused(port: number): Promise<boolean> {
   });
 }
 
-// Each test starts and stops whole servers, some on a new embedded database: slow on a busy machine.
-describe("server life cycle", { timeout: 180_000 }, () => {
+describe("server life cycle", () => {
   it("keeps users and namespaces across a restart", async () => {
     const env = await freshData();
     const first = await start(env);
@@ -229,7 +226,7 @@ describe("server life cycle", { timeout: 180_000 }, () => {
       }
     };
     const workers = Array.from({ length: 6 }, (_, index) => worker(index));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (acknowledged.length < 60 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     process.kill(pid, "SIGKILL");
     isKilled = true;
@@ -306,19 +303,21 @@ describe("server life cycle", { timeout: 180_000 }, () => {
     const server = await start(env, { viaNpm: target === "npm" });
     const pid = realPid(server);
 
+    // The heavy bodies first: the signal then follows the registrations at once, however long a
+    // busy machine takes to send 6 MB, and comes while they are still being hashed.
+    const heavy = Array.from({ length: 6 }, () => upload(`${server.url}/api/register`, heavyBody));
+    await Promise.all(heavy.map((request) => request.accepted));
     const usernames = Array.from({ length: 12 }, () => uniqueName("u"));
     const requests = usernames.map((username, index) =>
       upload(`${server.url}/api/register`, registration(username), index < 2),
     );
     await Promise.all(requests.map((request) => request.accepted));
-    const heavy = Array.from({ length: 6 }, () => upload(`${server.url}/api/register`, heavyBody));
-    await Promise.all(heavy.map((request) => request.accepted));
     const signalledAt = Date.now();
     process.kill(target === "server" ? pid : (server.process.pid ?? 0), "SIGTERM");
 
-    // While it drains, new connections are refused.
+    // While it drains, new connections are refused (the slow uploads keep it draining until released).
     let refusedAt = 0;
-    for (const until = Date.now() + 3_000; Date.now() < until; ) {
+    for (const until = Date.now() + 30_000; Date.now() < until; ) {
       if (await isRefused(server.port)) {
         refusedAt = Date.now();
         break;
@@ -331,7 +330,7 @@ describe("server life cycle", { timeout: 180_000 }, () => {
 
     const results = await Promise.all(requests.map((request) => request.answer));
     const heavyResults = await Promise.all(heavy.map((request) => request.answer));
-    const exitCode = await waitForExit(server.process, 15_000);
+    const exitCode = await waitForExit(server.process, 60_000);
     expect({
       registrations: results.map((result) => result.status),
       heavy: heavyResults.map((result) => result.status),
@@ -405,7 +404,12 @@ describe("server life cycle", { timeout: 180_000 }, () => {
     const setup = await start({ DATA_DIR: dataDir });
     expect(await setup.stop("SIGTERM")).toBe(0);
 
-    const both = await Promise.allSettled([start({ DATA_DIR: dataDir }), start({ DATA_DIR: dataDir })]);
+    // Both at the same moment, not one after the other in turn for a start slot.
+    const together = { takeStartSlot: false };
+    const both = await Promise.allSettled([
+      start({ DATA_DIR: dataDir }, together),
+      start({ DATA_DIR: dataDir }, together),
+    ]);
     const running = both.filter((result) => result.status === "fulfilled");
     const refused = both.filter((result) => result.status === "rejected");
     expect(running.length, "both servers opened the same embedded database").toBe(1);

@@ -1,8 +1,9 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, call, seedUser, uniqueName } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
+import { type ApiResponse, call, uniqueName } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { seedUser } from "@/testing/seeds/users";
+import { type RunningServer, startServer } from "@/testing/server";
 
 type LoginOptions = { path?: string; realIp?: string; headers?: Record<string, string>; baseUrl?: string };
 

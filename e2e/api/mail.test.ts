@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cli, expectError, expectOk } from "./support/cli";
-import { call, uniqueName } from "./support/client";
-import { linkIn, type MailServer, startMailServer } from "./support/mail";
-import { type OwnServer, startOwnServer } from "./support/own-server";
+import { cli, expectError, expectOk } from "@/testing/cli";
+import { call, uniqueName } from "@/testing/client";
+import { linkIn, type MailServer, startMailServer } from "@/testing/mail";
+import { type OwnServer, startOwnServer } from "@/testing/own-server";
+import { freePort } from "@/testing/server";
 
 /**
  * Mail delivery over HTTP on servers of the tests' own: the embedded outbox (no SMTP_URL) read
@@ -135,7 +136,6 @@ describe("SMTP delivery", () => {
   });
 
   it("answers at once when the mail server is down, and records the failure after the last attempt", async () => {
-    const { freePort } = await import("./support/server");
     server = await startOwnServer({
       SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
       MAIL_RETRY_SECONDS: "1",
@@ -147,7 +147,7 @@ describe("SMTP delivery", () => {
     expect(registered.status, registered.text).toBe(200);
     expect(registered.body).toEqual({ message: expect.any(String) });
 
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000;
     let entry = await outboxLine(server, account.email);
     while (entry.status !== "failed" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 500));

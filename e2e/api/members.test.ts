@@ -1,14 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  type SeededNamespace,
-  seedApiKey,
-  seedMember,
-  seedNamespace,
-  seedUser,
-  uniqueName,
-} from "./support/client";
+import { call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { seedUser } from "@/testing/seeds/users";
 
 type Member = { id: string; role: string; username: string; email: string; added_at: string };
 

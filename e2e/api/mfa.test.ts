@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { Authenticator } from "./support/authenticator";
-import { type ApiResponse, call, uniqueName } from "./support/client";
-import type { MailServer } from "./support/mail";
-import { type OwnServer, withMailingServer } from "./support/own-server";
+import { type ApiResponse, call, uniqueName } from "@/testing/client";
+import type { MailServer } from "@/testing/mail";
+import { Authenticator } from "@/testing/mfa";
+import { type OwnServer, withMailingServer } from "@/testing/own-server";
 
 /**
  * TOTP multi-factor authentication over HTTP on a server of this file's own, with codes computed

@@ -1,16 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  type SeededNamespace,
-  type SeededUser,
-  seedApiKey,
-  seedMember,
-  seedNamespace,
-  seedUser,
-  tokenFor,
-  uniqueName,
-} from "./support/client";
+import { call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { type SeededUser, seedUser, tokenFor } from "@/testing/seeds/users";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

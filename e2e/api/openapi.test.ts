@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { operations } from "@/lib/api";
-import { call } from "./support/client";
+import { call } from "@/testing/client";
 
 describe("GET /api/openapi.json", () => {
   it("documents every operation with its method, access and schemas", async () => {

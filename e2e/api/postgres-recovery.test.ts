@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, uniqueName } from "./support/client";
-import { createTestDatabase } from "./support/database";
-import { type RunningServer, startServer } from "./support/server";
+import { call, uniqueName } from "@/testing/client";
+import { createTestDatabase } from "@/testing/database";
+import { type RunningServer, startServer } from "@/testing/server";
 
 /**
  * A PostgreSQL restart closes every connection of the server's pool. Terminating the backends

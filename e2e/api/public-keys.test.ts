@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { base64Of, randomEd25519Line, sshKeygen } from "@/lib/testing/ssh-keys";
-import { call, type SeededNamespace, seedApiKey, seedNamespace, uniqueName } from "./support/client";
+import { call, uniqueName } from "@/testing/client";
+import { type SeededNamespace, seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
+import { base64Of, randomEd25519Line, sshKeygen } from "@/testing/ssh-keys";
 
 const keysUrl = "/api/sshkeys/public-keys";
 const keyUrl = (fingerprint: string) => `${keysUrl}/${fingerprint}`;

@@ -2,17 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { operations } from "@/lib/api";
 import { can } from "@/lib/auth/roles";
 import type { Operation } from "@/lib/http/operation";
-import {
-  type ApiResponse,
-  call,
-  type Role,
-  type SeededNamespace,
-  seedApiKey,
-  seedMember,
-  seedNamespace,
-  seedUser,
-  uniqueName,
-} from "./support/client";
+import { type ApiResponse, call, uniqueName } from "@/testing/client";
+import { type Role, type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { seedUser } from "@/testing/seeds/users";
 import type { Actor, Credentials, Entry, Prepared, Via } from "./support/matrix";
 
 /**

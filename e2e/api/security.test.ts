@@ -5,8 +5,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { call, seedMember, seedNamespace, seedUser, uniqueName } from "./support/client";
-import { root } from "./support/server";
+import { call, uniqueName } from "@/testing/client";
+import { seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { seedUser } from "@/testing/seeds/users";
+import { root } from "@/testing/server";
 
 const run = promisify(execFile);
 

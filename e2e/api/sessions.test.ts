@@ -1,15 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CallOptions, call, type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "./support/client";
-import { internalHeaders } from "./support/internal";
-import {
-  frame,
-  randomUid,
-  type SeededDevice,
-  seedDevice,
-  seedSession,
-  sessionInput,
-  setRecording,
-} from "./support/sessions";
+import { type CallOptions, call, randomUid } from "@/testing/client";
+import { internalHeaders } from "@/testing/internal";
+import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { frame, seedSession, sessionInput, setRecording } from "@/testing/seeds/sessions";
 
 /**
  * Sessions over real HTTP: the console's operations (list, get, play, close), and those of the
@@ -86,7 +80,13 @@ describe("GET /api/sessions", () => {
         uid: second.uid,
         name: second.name,
         identity: { mac: expect.stringMatching(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/) },
-        info: { id: "debian", pretty_name: "Debian GNU/Linux 12", version: "0.1.0", arch: "amd64", platform: "docker" },
+        info: {
+          id: "debian",
+          pretty_name: "Debian GNU/Linux 12",
+          version: "0.1.0",
+          arch: "x86_64",
+          platform: "native",
+        },
         public_key: expect.stringContaining("-----BEGIN PUBLIC KEY-----"),
         tenant_id: namespace.tenantId,
         last_seen: isoDate,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, seedApiKey, seedNamespace } from "./support/client";
+import { call } from "@/testing/client";
+import { seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
 
 describe("service", () => {
   it("answers /info and the health check", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, seedApiKey, seedNamespace } from "./support/client";
-import { seedDevice } from "./support/devices";
+import { call } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import { seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
 
 const zero = { registered_devices: 0, online_devices: 0, pending_devices: 0, rejected_devices: 0, active_sessions: 0 };
 

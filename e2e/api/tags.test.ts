@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, type SeededNamespace, seedNamespace, uniqueName } from "./support/client";
-import { seedDevice } from "./support/devices";
+import { call, uniqueName } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
 
 const owner = (namespace: SeededNamespace) => ({ token: namespace.owner.tenantToken });
 const tagsOfDevice = async (namespace: SeededNamespace, uid: string) =>

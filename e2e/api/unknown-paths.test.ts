@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { call } from "./support/client";
+import { call } from "@/testing/client";
 
 const raw = (method: string, path: string) =>
   fetch(`${inject("baseUrl")}${path}`, { method, redirect: "manual" }).then(async (response) => ({

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, type SeededUser, seedApiKey, seedMember, seedNamespace, seedUser, uniqueName } from "./support/client";
+import { call, uniqueName } from "@/testing/client";
+import { seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { type SeededUser, seedUser } from "@/testing/seeds/users";
 
 const userObjectKeys = ["email", "id", "mfa", "name", "recovery_email", "role", "tenant", "token", "user"];
 const currentUserKeys = userObjectKeys.filter((key) => key !== "token");

@@ -1,18 +1,12 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, type SeededNamespace } from "../api/support/client";
-import { type RunningServer, startServer } from "../api/support/server";
-import {
-  isRoot,
-  openTerminal,
-  type RunningAgent,
-  sshPort,
-  sshWithPassword,
-  startDevice,
-  type TestDevice,
-  waitFor,
-} from "./support";
+import type { RunningAgent } from "@/testing/agents";
+import { call } from "@/testing/client";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
+import { type RunningServer, startServer } from "@/testing/server";
+import { isRoot, openTerminal, sshPort, sshWithPassword, startDevice, type TestDevice } from "@/testing/ssh";
+import { waitFor } from "@/testing/wait";
 
 // Several instances share one PostgreSQL server; the embedded database has one instance only.
 const isPostgres = inject("databaseUrl") !== "";

@@ -5,16 +5,16 @@ import path from "node:path";
 import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket, { createWebSocketStream } from "ws";
-import { authDevice } from "../api/support/agents";
-import { call, type SeededNamespace, seedNamespace } from "../api/support/client";
-import { type RunningServer, startServer } from "../api/support/server";
-import { seedDevice } from "../api/support/sessions";
+import { authDevice, type RunningAgent } from "@/testing/agents";
+import { call } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
+import { type RunningServer, startServer } from "@/testing/server";
 import {
   clientOptions,
   isRoot,
   keyOnly,
   keyPair,
-  type RunningAgent,
   run,
   scratchDir,
   sshPort,
@@ -22,8 +22,8 @@ import {
   sshWithPassword,
   startDevice,
   type TestDevice,
-  waitFor,
-} from "./support";
+} from "@/testing/ssh";
+import { waitFor } from "@/testing/wait";
 
 const tunnelUrl = () => `${inject("baseUrl").replace(/^http/, "ws")}/agent/tunnel`;
 

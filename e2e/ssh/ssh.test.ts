@@ -5,14 +5,15 @@ import { createServer, type Server } from "node:http";
 import path from "node:path";
 import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type SeededNamespace } from "../api/support/client";
-import { freePort } from "../api/support/server";
+import type { RunningAgent } from "@/testing/agents";
+import { call } from "@/testing/client";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
+import { freePort } from "@/testing/server";
 import {
   clientOptions,
   isRoot,
   keyOnly,
   keyPair,
-  type RunningAgent,
   run,
   scratchDir,
   sshPort,
@@ -20,8 +21,8 @@ import {
   sshWithPassword,
   startDevice,
   type TestDevice,
-  waitFor,
-} from "./support";
+} from "@/testing/ssh";
+import { waitFor } from "@/testing/wait";
 
 type Session = {
   uid: string;

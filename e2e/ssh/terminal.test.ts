@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, type SeededNamespace, seedMember } from "../api/support/client";
-import { isRoot, openTerminal, startDevice, type TestDevice, waitFor } from "./support";
+import { call } from "@/testing/client";
+import { type SeededNamespace, seedMember } from "@/testing/seeds/namespaces";
+import { isRoot, openTerminal, startDevice, type TestDevice } from "@/testing/ssh";
+import { waitFor } from "@/testing/wait";
 
 describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the agent as root)", () => {
   let testDevice: TestDevice;

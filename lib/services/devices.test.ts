@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { type DeviceStatus, devices } from "@/models/devices";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { withTestDatabase } from "../testing/database";
-import { insertDevices, seedScope } from "../testing/devices";
 import { acceptDevice, addDeviceTag } from "./devices";
 
 let db: Db;

@@ -2,9 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
+import { randomUid } from "@/testing/client";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, randomUid, seedScope } from "../testing/devices";
 import { type Heartbeat, HeartbeatWriter } from "./heartbeats";
 
 let db: Db;

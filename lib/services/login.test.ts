@@ -5,11 +5,11 @@ import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { loginAttempts } from "@/models/login-attempts";
+import { withTestDatabase } from "@/testing/database";
 import { clearFailures, countAttempt, lockedUntil } from "../auth/lockout";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
 import { Reply } from "../results";
-import { withTestDatabase } from "../testing/database";
 import { loginUser } from "./login";
 import { createUser } from "./users";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { withTestDatabase } from "@/testing/database";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
 import { unscopedVacuumStalestTable } from "./maintenance";
 
 let db: Db;

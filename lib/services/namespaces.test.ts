@@ -7,12 +7,13 @@ import { members, namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { sessions } from "@/models/sessions";
 import { users } from "@/models/users";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { insertUser } from "@/testing/rows/users";
 import { resolveScope } from "../auth/credentials";
 import { hashToken } from "../auth/token-hash";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice } from "../testing/devices";
 import { createNamespace, deleteNamespace, getNamespace, listNamespaces } from "./namespaces";
 
 const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
@@ -23,20 +24,10 @@ withTestDatabase((opened) => {
   db = opened;
 });
 
-async function insertUser() {
-  const username = `u${randomUUID().slice(0, 8)}`;
-  const [user] = await db
-    .insert(users)
-    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
-    .returning();
-  if (!user) throw new Error("no user");
-  return user;
-}
-
 /** A namespace with a member, an API key, devices of every status, a public key and a session. */
 async function populatedNamespace() {
-  const owner = await insertUser();
-  const member = await insertUser();
+  const owner = await insertUser(db);
+  const member = await insertUser(db);
   const namespace = await createNamespace(db, owner.id, { name: `ns${randomUUID().slice(0, 8)}` });
   if (!namespace) throw new Error("no namespace");
   const tenantId = namespace.tenant_id;
@@ -90,7 +81,7 @@ async function rowsOf(tenantId: string) {
 
 describe("namespace service", () => {
   it("starts a namespace with max_devices -1 and device_count 0", async () => {
-    const owner = await insertUser();
+    const owner = await insertUser(db);
     const namespace = await createNamespace(db, owner.id, { name: `ns${randomUUID().slice(0, 8)}` });
     expect(namespace?.max_devices).toBe(-1);
     expect(namespace?.device_count).toBe(0);

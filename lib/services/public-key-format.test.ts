@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { base64Of, randomEd25519Line, sshKeygen, wireString } from "@/testing/ssh-keys";
 import { ValidationError } from "../errors";
-import { base64Of, randomEd25519Line, sshKeygen, wireString } from "../testing/ssh-keys";
 import { sshKeyFingerprint } from "./public-key-format";
 
 const ed25519Blob = (pk = Buffer.alloc(32, 7)) => Buffer.concat([wireString("ssh-ed25519"), wireString(pk)]);

@@ -1,17 +1,16 @@
-import { createHash, randomUUID, verify } from "node:crypto";
+import { verify } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { devices } from "@/models/devices";
-import { users } from "@/models/users";
-import { type DeviceCaller, resolveScope, type Scope } from "../auth/credentials";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
+import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
+import type { DeviceCaller, Scope } from "../auth/credentials";
 import { serverPublicKeyPem } from "../auth/server-key";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { withTestDatabase } from "../testing/database";
-import { base64Of, randomEd25519Line } from "../testing/ssh-keys";
-import { createNamespace } from "./namespaces";
 import { authSshPublicKey, createPublicKey } from "./public-keys";
 
 // The server key is generated into DATA_DIR on first use: a scratch one, not ./data.
@@ -27,30 +26,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A namespace with its owner's scope. */
-async function seedScope(): Promise<Scope> {
-  const username = `u${randomUUID().slice(0, 8)}`;
-  const [user] = await db
-    .insert(users)
-    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
-    .returning();
-  if (!user) throw new Error("no user");
-  const namespace = await createNamespace(db, user.id, { name: `ns${randomUUID().slice(0, 8)}` });
-  if (!namespace) throw new Error("no namespace");
-  return resolveScope(db, { kind: "user", userId: user.id, tokenTenant: namespace.tenant_id });
-}
-
-async function seedDevice(scope: Scope, name: string, tags: string[] = []): Promise<DeviceCaller> {
-  const uid = createHash("sha256").update(randomUUID()).digest("hex");
-  await db.insert(devices).values({
-    uid,
-    tenantId: scope.tenantId,
-    name,
-    identity: { mac: "02:42:ac:11:00:02" },
-    info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "native" },
-    publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
-    tags,
-  });
+async function insertNamedDevice(scope: Scope, name: string, tags: string[] = []): Promise<DeviceCaller> {
+  const [uid = ""] = await insertDevices(db, scope, [{ name, tags }]);
   return { uid, tenantId: scope.tenantId };
 }
 
@@ -70,8 +47,8 @@ async function statusOf(promise: Promise<unknown>) {
 
 describe("authSshPublicKey", () => {
   it("signs with the server key, generated into DATA_DIR, for a key that admits the device", async () => {
-    const scope = await seedScope();
-    const device = await seedDevice(scope, "web-01");
+    const scope = await seedScope(db);
+    const device = await insertNamedDevice(scope, "web-01");
     const fingerprint = await seedKey(scope, { hostname: "^web-" });
     const { signature } = await authSshPublicKey(db, device, { fingerprint, data: "nonce" });
     expect(existsSync(path.join(dataDir, "signing.key"))).toBe(true);
@@ -82,18 +59,18 @@ describe("authSshPublicKey", () => {
   });
 
   it("admits by tags: any one of the key's tags on the device", async () => {
-    const scope = await seedScope();
-    const tagged = await seedDevice(scope, "db-01", ["eu-west", "prod"]);
-    const untagged = await seedDevice(scope, "db-02");
+    const scope = await seedScope(db);
+    const tagged = await insertNamedDevice(scope, "db-01", ["eu-west", "prod"]);
+    const untagged = await insertNamedDevice(scope, "db-02");
     const fingerprint = await seedKey(scope, { tags: ["staging", "prod"] });
     expect(await statusOf(authSshPublicKey(db, tagged, { fingerprint, data: "x" }))).toBe(200);
     expect(await statusOf(authSshPublicKey(db, untagged, { fingerprint, data: "x" }))).toBe(404);
   });
 
   it("is a 404 for another namespace's key, a filter that does not admit the device, or a device of another namespace", async () => {
-    const [scope, other] = await Promise.all([seedScope(), seedScope()]);
-    const device = await seedDevice(scope, "web-01");
-    const foreignDevice = await seedDevice(other, "web-01");
+    const [scope, other] = await Promise.all([seedScope(db), seedScope(db)]);
+    const device = await insertNamedDevice(scope, "web-01");
+    const foreignDevice = await insertNamedDevice(other, "web-01");
     const foreignKey = await seedKey(other, { hostname: ".*" });
     const elsewhere = await seedKey(scope, { hostname: "^db-" });
     const mine = await seedKey(scope, { hostname: ".*" });

@@ -1,16 +1,15 @@
-import { createHash, randomUUID } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { namespaces } from "@/models/namespaces";
 import { sessionRecords } from "@/models/session-records";
 import { sessions } from "@/models/sessions";
-import { users } from "@/models/users";
-import { resolveScope, type Scope } from "../auth/credentials";
+import { randomUid } from "@/testing/client";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
+import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice } from "../testing/devices";
-import { createNamespace } from "./namespaces";
 import {
   appendFrames,
   type ClosedSession,
@@ -25,8 +24,6 @@ import {
   unscopedInactiveSessions,
 } from "./sessions";
 
-const hex64 = () => createHash("sha256").update(randomUUID()).digest("hex");
-
 let db: Db;
 withTestDatabase((opened) => {
   db = opened;
@@ -34,21 +31,12 @@ withTestDatabase((opened) => {
 
 /** A namespace with its owner's scope. */
 async function newNamespace(): Promise<{ tenantId: string; scope: Scope }> {
-  const username = `u${randomUUID().slice(0, 8)}`;
-  const [owner] = await db
-    .insert(users)
-    .values({ name: "Test User", username, email: `${username}@example.com`, passwordHash: "x" })
-    .returning();
-  if (!owner) throw new Error("no user");
-  const namespace = await createNamespace(db, owner.id, { name: `ns${randomUUID().slice(0, 8)}` });
-  if (!namespace) throw new Error("no namespace");
-  const tenantId = namespace.tenant_id;
-  const scope = await resolveScope(db, { kind: "user", userId: owner.id, tokenTenant: tenantId }, tenantId);
-  return { tenantId, scope };
+  const scope = await seedScope(db);
+  return { tenantId: scope.tenantId, scope };
 }
 
 async function newSession(tenantId: string, deviceUid: string, recorded = false) {
-  const uid = hex64();
+  const uid = randomUid();
   await createSession(db, {
     uid,
     tenantId,
@@ -78,7 +66,7 @@ describe("createSession", () => {
   it("starts an active session and answers it with its device", async () => {
     const { tenantId } = await newNamespace();
     const device = await insertDevice(db, tenantId);
-    const uid = hex64();
+    const uid = randomUid();
     const created = await createSession(db, {
       uid,
       tenantId,
@@ -108,7 +96,7 @@ describe("createSession", () => {
   it("refuses a device of another namespace (404) and a uid in use (409), storing nothing", async () => {
     const [own, other] = await Promise.all([newNamespace(), newNamespace()]);
     const foreignDevice = await insertDevice(db, other.tenantId);
-    const uid = hex64();
+    const uid = randomUid();
     const input = {
       uid,
       tenantId: own.tenantId,
@@ -142,7 +130,7 @@ describe("touchSessions", () => {
     const past = new Date("2020-01-01T00:00:00Z");
     await db.update(sessions).set({ lastSeen: past }).where(inArray(sessions.uid, all));
 
-    const listed = [mine[0] ?? "", siblings, foreigners, hex64()];
+    const listed = [mine[0] ?? "", siblings, foreigners, randomUid()];
     expect(await touchSessions(db, device, own.tenantId, listed)).toBe(1);
     // The right device with the wrong namespace touches nothing either.
     expect(await touchSessions(db, device, other.tenantId, all)).toBe(0);
@@ -164,7 +152,7 @@ describe("endSession", () => {
     expect((await sessionRow(uid)).active).toBe(true);
     expect(await endSession(db, own.tenantId, uid)).toBe(true);
     expect((await sessionRow(uid)).active).toBe(false);
-    expect(await endSession(db, own.tenantId, hex64())).toBe(false);
+    expect(await endSession(db, own.tenantId, randomUid())).toBe(false);
   });
 });
 
@@ -201,7 +189,7 @@ describe("appendFrames and playSession", () => {
     const batch = [frameAt(new Date(), "x")];
     expect(await appendFrames(db, own.tenantId, plain, batch)).toBe(0);
     expect(await appendFrames(db, other.tenantId, recorded, batch)).toBe(0);
-    expect(await appendFrames(db, own.tenantId, hex64(), batch)).toBe(0);
+    expect(await appendFrames(db, own.tenantId, randomUid(), batch)).toBe(0);
     expect(await appendFrames(db, own.tenantId, recorded, [])).toBe(0);
     const stored = await db
       .select()
@@ -256,7 +244,7 @@ describe("closeSession", () => {
     try {
       expect(await statusOf(closeSession(db, own.scope, uid, await insertDevice(db, own.tenantId)))).toBe(404);
       expect(await statusOf(closeSession(db, other.scope, uid, device))).toBe(404);
-      expect(await statusOf(closeSession(db, own.scope, hex64(), device))).toBe(404);
+      expect(await statusOf(closeSession(db, own.scope, randomUid(), device))).toBe(404);
     } finally {
       stop();
     }
@@ -291,7 +279,7 @@ describe("unscopedInactiveSessions", () => {
     await closeSession(db, own.scope, closed, ownDevice);
     await endSession(db, other.tenantId, ended);
     await endSession(db, other.tenantId, notAsked);
-    const inactive = await unscopedInactiveSessions(db, [active, closed, ended, hex64()]);
+    const inactive = await unscopedInactiveSessions(db, [active, closed, ended, randomUid()]);
     expect(inactive.sort()).toEqual([closed, ended].sort());
   });
 });

@@ -1,9 +1,10 @@
 import ssh2, { type ParsedKey } from "ssh2";
 import { describe, expect, it } from "vitest";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
+import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, seedScope } from "../testing/devices";
-import { base64Of, randomEd25519Line } from "../testing/ssh-keys";
 import { getNamespace, setSessionRecord } from "./namespaces";
 import { createPublicKey } from "./public-keys";
 import { assertKeyAdmitted, parseTarget, Refusal, unscopedFindTargetDevice } from "./ssh-access";

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { sessions } from "@/models/sessions";
+import { randomUid } from "@/testing/client";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevices, randomUid, seedScope } from "../testing/devices";
 import { getStats } from "./stats";
 
 let db: Db;

@@ -5,10 +5,11 @@ import { devices } from "@/models/devices";
 import { firewallRules } from "@/models/firewall-rules";
 import type { PublicKeyFilter } from "@/models/public-keys";
 import { publicKeys } from "@/models/public-keys";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevices, seedScope } from "../testing/devices";
 import { deleteTag, listTags, renameTag } from "./tags";
 
 let db: Db;

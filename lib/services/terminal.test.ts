@@ -1,10 +1,12 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { terminalTickets } from "@/models/terminal-tickets";
+import { randomUid } from "@/testing/client";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, randomUid, seedScope } from "../testing/devices";
 import { unscopedAddMember, unscopedRemoveMember, updateMember } from "./members";
 import {
   issueTerminalToken,

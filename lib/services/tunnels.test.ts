@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, seedScope } from "../testing/devices";
 import {
   acceptedDeviceKey,
   unscopedForgetInstanceTunnels,

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sessions } from "@/models/sessions";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
-import { withTestDatabase } from "../testing/database";
-import { insertDevice, seedScope } from "../testing/devices";
 import { LiveSession, newSessionUid } from "./live-session";
 
 let db: Db;

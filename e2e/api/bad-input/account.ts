@@ -1,6 +1,7 @@
 import { expect } from "vitest";
+import { call } from "@/testing/client";
+import { seedUser } from "@/testing/seeds/users";
 import type { Table } from "../support/bad-input";
-import { call, seedUser } from "../support/client";
 
 const longText = (length: number) => "x".repeat(length);
 const noChecks = async () => ({ credentials: {}, values: {}, verify: async () => {} });

@@ -1,7 +1,8 @@
 import { expect } from "vitest";
-import { agentBody } from "../support/agents";
+import { agentBody } from "@/testing/agents";
+import { call } from "@/testing/client";
+import { seedNamespace } from "@/testing/seeds/namespaces";
 import type { Case, Table } from "../support/bad-input";
-import { call, seedNamespace } from "../support/client";
 
 const longText = (length: number) => "x".repeat(length);
 

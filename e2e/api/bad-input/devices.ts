@@ -1,7 +1,8 @@
 import { expect } from "vitest";
+import { call, filterOf, property } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
 import type { Table } from "../support/bad-input";
-import { call, type SeededNamespace, seedNamespace } from "../support/client";
-import { filterOf, property, seedDevice } from "../support/devices";
 
 const longText = (length: number) => "x".repeat(length);
 

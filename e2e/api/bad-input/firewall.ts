@@ -1,6 +1,7 @@
 import { expect } from "vitest";
+import { call } from "@/testing/client";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
 import type { Case, Table } from "../support/bad-input";
-import { call, type SeededNamespace, seedNamespace } from "../support/client";
 
 const longText = (length: number) => "x".repeat(length);
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
+import { call } from "@/testing/client";
+import { enableMfaFor } from "@/testing/mfa";
+import { seedUser } from "@/testing/seeds/users";
 import type { Case, Table } from "../support/bad-input";
-import { call, seedUser } from "../support/client";
-import { enableMfaFor } from "../support/mfa";
 
 const longText = (length: number) => "x".repeat(length);
 const noChecks = async () => ({ credentials: {}, values: {}, verify: async () => {} });

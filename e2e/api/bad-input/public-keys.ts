@@ -1,8 +1,9 @@
 import { expect } from "vitest";
-import { base64Of, randomEd25519Line, wireString } from "@/lib/testing/ssh-keys";
+import { call, uniqueName } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
+import { base64Of, randomEd25519Line, wireString } from "@/testing/ssh-keys";
 import type { Case, Table } from "../support/bad-input";
-import { call, type SeededNamespace, seedNamespace, uniqueName } from "../support/client";
-import { registerDevice } from "../support/devices";
 
 const longText = (length: number) => "x".repeat(length);
 
@@ -207,7 +208,7 @@ function authSshPublicKeyTable(): Table {
   return {
     setup: async () => {
       const namespace = await seedNamespace();
-      const device = await registerDevice(namespace);
+      const device = await seedDevice(namespace);
       // Nothing is written by this operation: there is nothing to check afterwards.
       return { credentials: { token: device.token }, values: {}, verify: async () => {} };
     },

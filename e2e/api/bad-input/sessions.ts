@@ -1,8 +1,10 @@
 import { expect } from "vitest";
+import { call } from "@/testing/client";
+import { internalHeaders } from "@/testing/internal";
+import { seedDevice } from "@/testing/seeds/devices";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
+import { seedSession, sessionInput, setRecording } from "@/testing/seeds/sessions";
 import type { Table } from "../support/bad-input";
-import { call, type SeededNamespace, seedNamespace } from "../support/client";
-import { internalHeaders } from "../support/internal";
-import { seedDevice, seedSession, sessionInput, setRecording } from "../support/sessions";
 
 const longText = (length: number) => "a".repeat(length);
 

@@ -1,6 +1,6 @@
+import { seedDevice } from "@/testing/seeds/devices";
+import { seedNamespace } from "@/testing/seeds/namespaces";
 import type { Table } from "../support/bad-input";
-import { seedNamespace } from "../support/client";
-import { seedDevice } from "../support/sessions";
 
 const longText = (length: number) => "a".repeat(length);
 

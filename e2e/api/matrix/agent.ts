@@ -1,4 +1,4 @@
-import { agentBody, authDevice } from "../support/agents";
+import { agentBody, authDevice } from "@/testing/agents";
 import type { Entry } from "../support/matrix";
 
 /** Device-authenticated operations: only the 401 checks apply (no roles). */

@@ -1,5 +1,6 @@
-import { call, type SeededNamespace, uniqueName } from "../support/client";
-import { seedDevice } from "../support/devices";
+import { call, uniqueName } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
 import type { Actor, Entry } from "../support/matrix";
 
 // Registrations are rate-limited per namespace and source, so devices are reused where they can be.

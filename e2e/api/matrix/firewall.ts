@@ -1,4 +1,5 @@
-import { call, type SeededNamespace } from "../support/client";
+import { call } from "@/testing/client";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
 import type { Entry } from "../support/matrix";
 
 const newRule = (priority = 1) => ({

@@ -1,7 +1,6 @@
-import { Authenticator } from "../support/authenticator";
-import { call } from "../support/client";
+import { call } from "@/testing/client";
+import { Authenticator, enableMfaFor } from "@/testing/mfa";
 import type { Actor, Entry } from "../support/matrix";
-import { enableMfaFor } from "../support/mfa";
 
 /**
  * MFA is per user: a JWT actor enables it on its own account once, then disables it with a

@@ -1,5 +1,6 @@
-import { base64Of, randomEd25519Line } from "@/lib/testing/ssh-keys";
-import { call, type SeededNamespace, uniqueName } from "../support/client";
+import { call, uniqueName } from "@/testing/client";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
+import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
 import type { Entry } from "../support/matrix";
 
 const newKey = (filter: unknown = { tags: ["matrix-one", "matrix-two"] }) => ({

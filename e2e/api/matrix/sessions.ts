@@ -1,6 +1,7 @@
-import type { SeededNamespace } from "../support/client";
+import type { SeededDevice } from "@/testing/seeds/devices";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
+import { frame, seedSession, sessionInput } from "@/testing/seeds/sessions";
 import type { Entry } from "../support/matrix";
-import { frame, type SeededDevice, seedSession, sessionInput } from "../support/sessions";
 
 /** One device and one session per namespace, shared by the entries that only read or mark it. */
 const seeded = new Map<string, Promise<{ device: SeededDevice; session: { uid: string } }>>();

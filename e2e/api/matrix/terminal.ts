@@ -1,6 +1,6 @@
-import type { SeededNamespace } from "../support/client";
+import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
+import type { SeededNamespace } from "@/testing/seeds/namespaces";
 import type { Entry } from "../support/matrix";
-import { type SeededDevice, seedDevice } from "../support/sessions";
 
 const devices = new Map<string, Promise<SeededDevice>>();
 const deviceIn = (namespace: SeededNamespace) => {

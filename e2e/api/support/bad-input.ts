@@ -1,4 +1,4 @@
-import type { CallOptions } from "./client";
+import type { CallOptions } from "@/testing/client";
 
 /** Shapes of the bad-input tables (e2e/api/bad-input.test.ts and e2e/api/bad-input/*.ts). */
 export type Context = {

@@ -1,4 +1,5 @@
-import type { Role, SeededNamespace, SeededUser } from "./client";
+import type { Role, SeededNamespace } from "@/testing/seeds/namespaces";
+import type { SeededUser } from "@/testing/seeds/users";
 
 /** Shapes of the role-matrix table (e2e/api/role-matrix.test.ts and e2e/api/matrix/*.ts). */
 export type Via = "jwt" | "apikey";

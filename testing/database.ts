@@ -1,9 +1,30 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase } from "@/e2e/api/support/database";
-import { type Database, type Db, openDatabase } from "../db";
+import { type Database, type Db, openDatabase } from "@/lib/db";
+import { newDataDir } from "./data-dir";
+
+/** A fresh, empty PostgreSQL database on the server named by `adminUrl`, dropped by `drop()`. */
+export async function createTestDatabase(adminUrl: string) {
+  const name = `das_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
 
 /**
  * A migrated, empty database for service-level tests: a new PGlite data directory, or a new
@@ -20,7 +41,7 @@ export async function openTestDatabase(): Promise<Database> {
     };
     return { ...database, close };
   }
-  const dataDir = mkdtempSync(path.join(tmpdir(), "das-unit-"));
+  const dataDir = newDataDir();
   const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
   const close = async () => {
     await database.close();

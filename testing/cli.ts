@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "vitest";
+import { type Run, runToExit } from "./processes";
 import { root } from "./server";
+import { inStartSlot } from "./start-slots";
 
 /** The admin CLI as a real process (`tsx lib/cli/main.ts`), as e2e/api/cli.test.ts and others run it. */
 
@@ -10,33 +11,28 @@ const tsx = path.join(root, "node_modules/.bin/tsx");
 /** Where the CLI works: DATA_DIR, and DATABASE_URL on PostgreSQL. */
 export type Data = { DATA_DIR: string; DATABASE_URL?: string };
 
-export type CliResult = { code: number | null; stdout: string; stderr: string };
+export type CliResult = Run;
 
 /** Runs `npm run cli -- ...args` (without npm) on `data` and waits for it to exit. */
-export function cli(data: Data, ...args: string[]): Promise<CliResult> {
+export const cli = (data: Data, ...args: string[]) => runCli(data, args);
+
+/** A command may run this long: only a hung one takes that long. */
+const capSeconds = 180;
+
+/**
+ * `cli` with options: like a server start, a command (tsx and PGlite starting) waits for a start
+ * slot (./start-slots.ts) unless `takeStartSlot` is false, for commands that must run at once.
+ */
+export function runCli(data: Data, args: string[], { takeStartSlot = true } = {}): Promise<CliResult> {
+  const run = () => spawnCli(data, args);
+  return takeStartSlot ? inStartSlot(run) : run();
+}
+
+function spawnCli(data: Data, args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: data.DATA_DIR };
   delete env.DATABASE_URL;
   if (data.DATABASE_URL) env.DATABASE_URL = data.DATABASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ["lib/cli/main.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`cli ${args.join(" ")} did not finish within 60 s:\n${stdout}${stderr}`));
-    }, 60_000);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runToExit(tsx, ["lib/cli/main.ts", ...args], { cwd: root, env, seconds: capSeconds });
 }
 
 /** The command succeeded: exit 0, its line on stdout matching `output`, nothing on stderr. */

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
+import { newDataDir } from "./data-dir";
+import { inStartSlot } from "./start-slots";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "..");
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -16,8 +16,6 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-export const newDataDir = () => mkdtempSync(path.join(tmpdir(), "das-test-"));
 
 export type RunningServer = {
   url: string;
@@ -31,17 +29,32 @@ export type RunningServer = {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
+/** How long a server may take to answer its healthcheck once started: only a hung start takes that long. */
+const startCapMs = 180_000;
+
 /**
  * Starts the real server (production build) on a free port and waits until /api/healthcheck
  * answers: `node --import tsx server.ts`, as `npm start` runs it, or `npm start` itself with
- * `viaNpm`. The data stay in `dataDir` (PGlite) unless DATABASE_URL is given.
+ * `viaNpm`. The data stay in `dataDir` (PGlite) unless DATABASE_URL is given. Starts wait for a
+ * start slot (./start-slots.ts) unless `takeStartSlot` is false, for starts that must happen
+ * at the same moment.
  */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  { viaNpm = false }: { viaNpm?: boolean } = {},
+  { viaNpm = false, takeStartSlot = true }: { viaNpm?: boolean; takeStartSlot?: boolean } = {},
 ): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = env.DATA_DIR ?? newDataDir();
+  const start = () => spawnServer(port, dataDir, env, viaNpm);
+  return takeStartSlot ? inStartSlot(start) : start();
+}
+
+async function spawnServer(
+  port: number,
+  dataDir: string,
+  env: Record<string, string | undefined>,
+  viaNpm: boolean,
+): Promise<RunningServer> {
   const [command, args] = viaNpm ? ["npm", ["start"]] : [process.execPath, ["--import", "tsx", "server.ts"]];
   const child = spawn(command, args, {
     cwd: root,
@@ -67,18 +80,22 @@ export async function startServer(
   // "close" comes after the output streams end, so output() is complete once stop() resolves.
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-    const isUp = await fetch(`${url}/api/healthcheck`)
+  // Ready when the healthcheck answers, however long a busy machine takes, as long as the process lives.
+  const isRunning = () => child.exitCode === null && child.signalCode === null;
+  let isUp = false;
+  for (const cap = Date.now() + startCapMs; !isUp && isRunning() && Date.now() < cap; ) {
+    isUp = await fetch(`${url}/api/healthcheck`, { signal: AbortSignal.timeout(10_000) })
       .then((response) => response.ok)
       .catch(() => false);
-    if (isUp) break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`server did not start within 60 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!isUp) await sleep(200);
+  }
+  if (!isUp) {
+    const hasHung = isRunning();
+    if (hasHung) child.kill("SIGKILL");
+    const code = await exited;
+    throw new Error(
+      `server ${hasHung ? `did not answer within ${startCapMs / 1000} s` : `exited with ${code}`}:\n${output}`,
+    );
   }
   const info = (await (await fetch(`${url}/info`)).json()) as { endpoints: { ssh: string } };
   const sshPort = Number(info.endpoints.ssh.split(":").pop());
@@ -95,5 +112,7 @@ export async function startServer(
     },
   };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export { root };

@@ -1,12 +1,19 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import WebSocket from "ws";
-import { spawnAgent } from "../../agent/testing";
-import { type CallOptions, call, type SeededNamespace, seedNamespace } from "../api/support/client";
+import { acceptAgentDevice, type RunningAgent, startAgent } from "./agents";
+import { call } from "./client";
+import { runToExit } from "./processes";
+import { type SeededNamespace, seedNamespace } from "./seeds/namespaces";
+
+/**
+ * The SSH path end to end: OpenSSH clients run against the gateway, local accounts to log in as
+ * (this machine is the device), the browser terminal's WebSocket.
+ */
 
 export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(), prefix));
 
@@ -14,57 +21,6 @@ export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(
 export async function sshPort(baseUrl?: string): Promise<number> {
   const info = await call("GET", "/info", { baseUrl });
   return Number(String(info.body.endpoints.ssh).split(":").pop());
-}
-
-export type RunningAgent = {
-  hostname: string;
-  dataDir: string;
-  output: () => string;
-  /** Resolves once the agent reports a tunnel (again) after `since` characters of output. */
-  tunnelUp: (since?: number) => Promise<void>;
-  stop: () => Promise<void>;
-};
-
-/** The real agent (`npm run agent`), as root, serving this machine's accounts as a device. */
-export function startAgent(baseUrl: string, tenantId: string): RunningAgent {
-  const hostname = `dev-${randomBytes(4).toString("hex")}`;
-  const dataDir = scratchDir("das-agent-");
-  const { child, output } = spawnAgent({ server: baseUrl, tenantId, hostname, dataDir }, { HEARTBEAT_INTERVAL: "1" });
-  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  return {
-    hostname,
-    dataDir,
-    output,
-    tunnelUp: (since = 0) =>
-      waitFor(`the agent's tunnel:\n${output()}`, () => output().slice(since).includes('"message":"tunnel connected"')),
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Polls `condition` every 100 ms for up to `seconds`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, seconds = 30) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Waits for the agent's device to register, then accepts it; answers its uid. */
-export async function acceptAgentDevice(hostname: string, options: CallOptions) {
-  let uid = "";
-  await waitFor(`device ${hostname} to register`, async () => {
-    const pending = await call("GET", "/api/devices?status=pending&per_page=100", options);
-    uid = (pending.body as { uid: string; name: string }[]).find((device) => device.name === hostname)?.uid ?? "";
-    return uid !== "";
-  });
-  const accepted = await call("PATCH", `/api/devices/${uid}/accept`, options);
-  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${accepted.text}`);
-  return uid;
 }
 
 /** A local account with a password, for logins to the "device" (this machine); root only. */
@@ -107,31 +63,9 @@ export const clientOptions = [
   "ConnectTimeout=20",
 ];
 
-export type Run = { code: number | null; stdout: string; stderr: string };
-
 /** Runs an OpenSSH tool (ssh, scp, sftp, or sshpass wrapping one) to completion, with a time limit. */
-export function run(command: string, args: string[], input = "", seconds = 120): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${command} ${args.join(" ")} did not finish in ${seconds} s:\n${stdout}\n${stderr}`));
-    }, seconds * 1000);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+export const run = (command: string, args: string[], input = "", seconds = 120) =>
+  runToExit(command, args, { input, seconds });
 
 /** `ssh` to the gateway on `port`, the password typed by sshpass. */
 export const sshWithPassword = (port: number, password: string, args: string[]) =>

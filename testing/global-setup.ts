@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { ensureBuild } from "@/lib/build/ensure-build";
+import { createDataTemplate } from "./data-dir";
 import { createTestDatabase } from "./database";
 import { startServer } from "./server";
 
@@ -14,13 +15,20 @@ declare module "vitest" {
 
 /**
  * One real server for the run: PGlite in a new data directory by default, or a new database on
- * the PostgreSQL server named by TEST_DATABASE_URL.
+ * the PostgreSQL server named by TEST_DATABASE_URL. On PGlite, also the template that later data
+ * directories copy (./data-dir.ts); the run's server starts on an empty one, as a first install
+ * does.
  */
 export default async function setup(project: TestProject) {
   ensureBuild();
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createTestDatabase(adminUrl) : undefined;
-  const server = await startServer({ DATABASE_URL: database?.url });
+  const [server, template] = await Promise.all([
+    startServer({ DATABASE_URL: database?.url }),
+    adminUrl ? undefined : createDataTemplate(),
+  ]);
+  // Test processes start after the global setup and inherit its environment.
+  if (template) process.env.TEST_DATA_TEMPLATE = template;
   project.provide("baseUrl", server.url);
   project.provide("dataDir", server.dataDir);
   project.provide("databaseUrl", database?.url ?? "");
@@ -28,5 +36,6 @@ export default async function setup(project: TestProject) {
     await server.stop();
     await database?.drop();
     rmSync(server.dataDir, { recursive: true, force: true });
+    if (template) rmSync(template, { recursive: true, force: true });
   };
 }

@@ -3,9 +3,10 @@ import type { SQL } from "drizzle-orm";
 import { afterAll, beforeAll } from "vitest";
 import { openDatabase } from "@/lib/db";
 import type { Data } from "./cli";
+import { newDataDir } from "./data-dir";
 import { createTestDatabase } from "./database";
 import { type MailServer, startMailServer } from "./mail";
-import { newDataDir, type RunningServer, startServer } from "./server";
+import { type RunningServer, startServer } from "./server";
 
 export type OwnServer = {
   url: string;

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { waitFor as waitUntil } from "./wait";
 
 /** A mail as the SMTP server received it, decoded. */
 export type ReceivedMail = { from: string; to: string[]; subject: string; text: string; html: string; raw: string };
@@ -57,7 +58,7 @@ function parseMail(raw: string, from: string, to: string[]): ReceivedMail {
 export type MailServer = {
   url: string;
   mails: ReceivedMail[];
-  /** The first received mail to `to` that `matches`, waiting for it up to 30 s. */
+  /** The first received mail to `to` that `matches`, waiting for it. */
   waitFor: (to: string, matches?: (mail: ReceivedMail) => boolean) => Promise<ReceivedMail>;
   close: () => Promise<void>;
 };
@@ -91,17 +92,13 @@ export async function startMailServer({ rejectFirst = 0 }: { rejectFirst?: numbe
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.server.address() as AddressInfo;
   const waitFor = async (to: string, matches: (mail: ReceivedMail) => boolean = () => true) => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const mail = mails.find((candidate) => candidate.to.includes(to) && matches(candidate));
-      if (mail) return mail;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `no mail to ${to} within 30 s; received: ${mails.map((m) => `${m.to} ${m.subject}`).join(", ")}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let mail: ReceivedMail | undefined;
+    const what = () => `a mail to ${to}; received: ${mails.map((m) => `${m.to} ${m.subject}`).join(", ")}`;
+    await waitUntil(what, () => {
+      mail = mails.find((candidate) => candidate.to.includes(to) && matches(candidate));
+      return mail !== undefined;
+    });
+    return mail as ReceivedMail;
   };
   return {
     url: `smtp://127.0.0.1:${port}`,

@@ -1,29 +1,9 @@
-import { createHash, randomUUID } from "node:crypto";
-import { registerAgent } from "./agents";
-import { call, type SeededNamespace } from "./client";
-import { internalHeaders } from "./internal";
+import { call, randomUid } from "../client";
+import { internalHeaders } from "../internal";
+import { type SeededDevice, seedDevice } from "./devices";
+import type { SeededNamespace } from "./namespaces";
 
-/**
- * Devices and sessions for tests. Devices register as agents do (POST /api/devices/auth);
- * sessions start as the SSH gateway starts them (POST /internal/sessions, internal secret).
- */
-
-export const randomUid = () => createHash("sha256").update(randomUUID()).digest("hex");
-
-export type SeededDevice = { uid: string; token: string; name: string };
-
-/** A new device (pending) in the namespace, registered as its agent would, with its device token. */
-export async function seedDevice(namespace: Pick<SeededNamespace, "tenantId">): Promise<SeededDevice> {
-  const info = {
-    id: "debian",
-    pretty_name: "Debian GNU/Linux 12",
-    version: "0.1.0",
-    arch: "amd64",
-    platform: "docker",
-  };
-  const { uid, token, name } = await registerAgent(namespace.tenantId, { info });
-  return { uid, token, name };
-}
+/** Sessions, started as the SSH gateway starts them (POST /internal/sessions, internal secret). */
 
 export type SessionInput = {
   uid: string;
@@ -49,7 +29,7 @@ export const sessionInput = (
 
 /** A new active session on `device` (a new device of the namespace when not given), as the gateway starts it. */
 export async function seedSession(
-  namespace: Pick<SeededNamespace, "tenantId">,
+  namespace: SeededNamespace,
   options: { device?: SeededDevice } & Partial<SessionInput> = {},
 ) {
   const { device = await seedDevice(namespace), ...overrides } = options;

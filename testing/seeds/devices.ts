@@ -1,32 +1,20 @@
-import { registerAgent, uniqueMac } from "./agents";
-import { type CallOptions, call, type SeededNamespace, uniqueName } from "./client";
+import { registerAgent, uniqueMac } from "../agents";
+import { type CallOptions, call, uniqueName } from "../client";
+import type { SeededNamespace } from "./namespaces";
 
-export type RegisteredDevice = { uid: string; token: string; name: string };
-
-/** A device of the namespace, registered as its agent does (`POST /api/devices/auth`), with its token. */
-export async function registerDevice(
-  namespace: SeededNamespace,
-  hostname = uniqueName("dev"),
-): Promise<RegisteredDevice> {
-  const { uid, token, name } = await registerAgent(namespace.tenantId, { hostname });
-  return { uid, token, name };
-}
+/** Devices, registered as their agent does, then changed by the namespace's owner through the API. */
 
 export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
 
 export type SeededDevice = { uid: string; token: string; name: string; hostname: string; mac: string };
 
-/** An agent's heartbeat: registers the device on first call; marks it online and bumps `last_seen`. */
-export function heartbeat(tenantId: string, hostname: string, mac: string, options: CallOptions = {}) {
-  return registerAgent(tenantId, { hostname, identity: { mac } }, options);
-}
-
 /**
- * A device registered through the agent endpoint, then given its status and tags by the
- * namespace's owner, and taken offline through the agent's offline endpoint when asked.
+ * A device registered through the agent endpoint (pending), with its device token; then given
+ * its status and tags by the namespace's owner, and taken offline through the agent's offline
+ * endpoint, when asked.
  */
 export async function seedDevice(
-  namespace: SeededNamespace,
+  namespace: Pick<SeededNamespace, "tenantId" | "owner">,
   options: { hostname?: string; status?: DeviceStatusWord; tags?: readonly string[]; isOnline?: boolean } & Pick<
     CallOptions,
     "baseUrl"
@@ -35,7 +23,7 @@ export async function seedDevice(
   const hostname = options.hostname ?? uniqueName("dev");
   const mac = uniqueMac();
   const base = { baseUrl: options.baseUrl };
-  const device = await heartbeat(namespace.tenantId, hostname, mac, base);
+  const device = await registerAgent(namespace.tenantId, { hostname, identity: { mac } }, base);
   const owner = { ...base, token: namespace.owner.tenantToken };
   if (options.status && options.status !== "pending") {
     const response = await call("PATCH", `/api/devices/${device.uid}/${options.status}`, owner);
@@ -51,10 +39,3 @@ export async function seedDevice(
   }
   return { uid: device.uid, token: device.token, name: device.name, hostname, mac };
 }
-
-/** The `filter` query value: base64 of the JSON of `items`. */
-export const filterOf = (items: unknown) => encodeURIComponent(Buffer.from(JSON.stringify(items)).toString("base64"));
-export const property = (name: string, operator: string, value: unknown) => ({
-  type: "property",
-  params: { name, operator, value },
-});
