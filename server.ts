@@ -9,7 +9,7 @@ import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
 import { writeAnswer } from "./lib/http/answer";
 import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
-import { apiRefusals } from "./lib/http/paths";
+import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
 import { tunnelPath } from "./lib/protocol";
@@ -72,7 +72,7 @@ async function main() {
       return;
     }
     // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
-    const refusal = refusalOf(request.method, request.url);
+    const refusal = malformedPathAnswer(request.url) ?? refusalOf(request.method, request.url);
     if (refusal) writeAnswer(response, refusal);
     else void handle(request, response);
   });

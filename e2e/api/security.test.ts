@@ -455,6 +455,63 @@ describe("request bodies", () => {
     expect((await call("GET", "/api/auth/user", { token: user.token })).body.name).toBe("Test User");
   });
 
+  it.each([
+    ["arrays", (depth: number) => `${"[".repeat(depth)}"\\u0000"${"]".repeat(depth)}`],
+    ["objects", (depth: number) => `${'{"a":'.repeat(depth)}"\\u0000"${"}".repeat(depth)}`],
+  ])(
+    "answers 400 to a NUL character nested 100,000 deep in %s, on public and logged-in routes",
+    async (_label, nested) => {
+      const user = await seedUser();
+      const targets: [string, string | undefined][] = [
+        ["/api/login", undefined],
+        ["/api/devices/auth", undefined],
+        ["/api/namespaces", user.token],
+      ];
+      for (const [target, token] of targets) {
+        const response = await call("POST", target, {
+          token,
+          rawBody: nested(100_000),
+          headers: { "content-type": "application/json" },
+        });
+        expect(response.status, target).toBe(400);
+        expect(response.body, target).toEqual({ message: "request body contains a NUL character" });
+      }
+    },
+  );
+
+  it("answers 400 to a lone UTF-16 surrogate in a JSON string or key, storing nothing", async () => {
+    const user = await seedUser();
+    for (const rawBody of ['{"name":"a\\ud800b"}', '{"name":"ok","\\udfff":1}']) {
+      const response = await call("PATCH", "/api/users", {
+        token: user.token,
+        rawBody,
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status, rawBody).toBe(400);
+      expect(response.body).toEqual({ message: "request body contains a lone UTF-16 surrogate" });
+    }
+    // A surrogate pair is one character, and welcome.
+    const paired = await call("PATCH", "/api/users", {
+      token: user.token,
+      rawBody: '{"name":"Smile \\ud83d\\ude00"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(paired.status, paired.text).toBe(200);
+    expect((await call("GET", "/api/auth/user", { token: user.token })).body.name).toBe("Smile \u{1f600}");
+  });
+
+  it.each(["%ff", "%c0%af", "%ED%A0%80", "%e2%82", "%", "a%zz"])(
+    "answers 400 with JSON to the malformed percent-encoding %s in a path parameter",
+    async (segment) => {
+      const user = await seedUser();
+      for (const target of [`/api/auth/token/${segment}`, `/api/devices/${segment}`, `/api/tags/${segment}`]) {
+        const response = await call("GET", target, { token: user.token });
+        expect(response.status, target).toBe(400);
+        expect(response.body, target).toEqual({ message: expect.stringContaining("percent-encoding") });
+      }
+    },
+  );
+
   it("answers 400 to a NUL character in a path parameter or query", async () => {
     const user = await seedUser();
     expect((await call("GET", "/api/auth/token/%00", { token: user.token })).status).toBe(400);

@@ -46,7 +46,10 @@ function readText(body: Readable): Promise<string> {
   });
 }
 
-/** A request body's text as JSON; empty means `{}`. NUL characters are refused anywhere. */
+/**
+ * A request body's text as JSON; empty means `{}`. NUL characters and lone surrogates (which
+ * PostgreSQL cannot store: they would become U+FFFD) are refused anywhere, in keys too.
+ */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return {};
   let value: unknown;
@@ -55,16 +58,34 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw badRequest("request body is not valid JSON");
   }
-  // Valid JSON holds a NUL only as the escape \u0000: without one, no need to walk the value.
-  if (text.includes("\\u0000") && containsNul(value)) throw badRequest("request body contains a NUL character");
+  // Valid JSON holds these only as escapes (\u0000, \uD800 to \uDFFF): without one, no walk.
+  if (/\\u(0000|[dD][89a-fA-F])/.test(text)) {
+    const found = findUnstorableText(value);
+    if (found) throw badRequest(`request body contains ${found}`);
+  }
   return value;
 }
 
-export function containsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === "object") {
-    return Object.entries(value).some(([key, item]) => key.includes("\u0000") || containsNul(item));
+const loneSurrogate = /\p{Surrogate}/u;
+
+/** What in a value PostgreSQL cannot store as text, if anything; walks without recursion, so no nesting depth overflows the stack. */
+export function findUnstorableText(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    const strings: string[] = [];
+    if (typeof item === "string") strings.push(item);
+    else if (Array.isArray(item)) for (const element of item) pending.push(element);
+    else if (item && typeof item === "object") {
+      for (const [key, element] of Object.entries(item)) {
+        strings.push(key);
+        pending.push(element);
+      }
+    }
+    for (const text of strings) {
+      if (text.includes("\u0000")) return "a NUL character";
+      if (loneSurrogate.test(text)) return "a lone UTF-16 surrogate";
+    }
   }
-  return false;
+  return undefined;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { ApiError } from "../errors";
 import { answerOf, errorAnswer, writeAnswer } from "./answer";
-import { containsNul, readJsonBody } from "./body";
+import { findUnstorableText, readJsonBody } from "./body";
 import type { Operation } from "./operation";
 import { validate } from "./route";
 import { strictSourceOf } from "./source";
@@ -47,9 +47,8 @@ export function directRoutes(routes: Served[]) {
 export async function serveDirect(route: Served, request: IncomingMessage, response: ServerResponse) {
   const url = request.url ?? "";
   try {
-    if (url.includes("?") && containsNul([...new URL(url, "http://direct").searchParams])) {
-      throw new ApiError(400, "NUL character in the URL");
-    }
+    const unstorable = url.includes("?") && findUnstorableText([...new URL(url, "http://direct").searchParams]);
+    if (unstorable) throw new ApiError(400, `${unstorable} in the URL`);
     const body = route.readBody(await readJsonBody(request, request.headers["content-length"]));
     const source = strictSourceOf(request.headers);
     writeAnswer(response, answerOf(route.operation, await route.handle({ body, source })));

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { operations } from "../api";
-import { apiRefusals } from "./paths";
+import { apiRefusals, malformedPathAnswer } from "./paths";
 
 const appDir = path.join(import.meta.dirname, "../../app");
 
@@ -78,5 +78,22 @@ describe("apiRefusals", () => {
       body: undefined,
       headers: { allow: "GET, PUT, DELETE, HEAD, OPTIONS" },
     });
+  });
+});
+
+describe("malformedPathAnswer", () => {
+  it.each(["/api/tags/%ff", "/api/devices/%c0%af", "/api/x/%ED%A0%80", "/api/x/%e2%82", "/api/x/%", "/a%zz"])(
+    "answers 400 to %s",
+    (url) => {
+      expect(malformedPathAnswer(url)).toEqual({
+        status: 400,
+        body: { message: "the path is not valid percent-encoding (UTF-8)" },
+        headers: {},
+      });
+    },
+  );
+
+  it.each(["/api/tags/caf%C3%A9", "/api/devices", "/api/tags/a%2Fb", "/api/login?x=%ff"])("lets %s through", (url) => {
+    expect(malformedPathAnswer(url)).toBeUndefined();
   });
 });

@@ -35,3 +35,18 @@ export function apiRefusals(operations: readonly Pick<Operation, "method" | "pat
     return { status: 405, body: { message: `${method} is not allowed on ${path}` }, headers: { allow } };
   };
 }
+
+/**
+ * 400 `{message}` for a path whose percent-encoding decodes to no text (`%ff`, `%c0%af`, a lone
+ * `%`): Next.js would fail decoding it into route parameters and answer a bare 500.
+ */
+export function malformedPathAnswer(url: string | undefined): Answer | undefined {
+  const path = (url ?? "").split("?", 1)[0] ?? "";
+  if (!path.includes("%")) return undefined;
+  try {
+    decodeURIComponent(path);
+    return undefined;
+  } catch {
+    return { status: 400, body: { message: "the path is not valid percent-encoding (UTF-8)" }, headers: {} };
+  }
+}

@@ -15,7 +15,7 @@ import { getDb } from "../db";
 import { ApiError, forbidden, notFound, unauthorized, ValidationError } from "../errors";
 import type { Page, Reply } from "../results";
 import { type Answer, answerOf, apiHeaders, errorAnswer } from "./answer";
-import { containsNul, readJsonBody } from "./body";
+import { findUnstorableText, readJsonBody } from "./body";
 import type { Access, Operation } from "./operation";
 import { sourceAddress } from "./source";
 
@@ -110,7 +110,8 @@ export function route<O extends Operation>(
       if (operation.isCloudOnly && getConfig().EDITION !== "cloud") throw notFound("this operation");
       const url = new URL(request.url);
       const rawParams = await next.params;
-      if (containsNul(rawParams) || containsNul(queryObject(url))) throw new ApiError(400, "NUL character in the URL");
+      const unstorable = findUnstorableText([rawParams, queryObject(url)]);
+      if (unstorable) throw new ApiError(400, `${unstorable} in the URL`);
       const params = operation.params
         ? validate(operation.params, rawParams, "path", operation.hasFieldNameErrors)
         : undefined;
