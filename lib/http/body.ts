@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { ApiError, badRequest } from "../errors";
 
-export const maxBodyBytes = 1024 * 1024;
+const maxBodyBytes = 1024 * 1024;
 
 // Past the limit the rest of the body stays unread on the socket: close it rather than reuse it.
 const tooLarge = () => new ApiError(413, "request body is larger than 1 MB", { connection: "close" });
