@@ -12,6 +12,7 @@ import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces"
 import { type RunningServer, startServer } from "@/testing/server";
 import {
   clientOptions,
+  createAccount,
   isRoot,
   keyOnly,
   keyPair,
@@ -227,17 +228,25 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     expect(attempts).toBeLessThanOrEqual(7);
   });
 
-  it("locks the (source, login) pair after 3 failed passwords, even for the right one", async () => {
-    const byUid = `${account.name}@${deviceUid}@127.0.0.1`;
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const wrong = await sshWithPassword(port, "wrong", ["-o", "NumberOfPasswordPrompts=1", byUid, "true"]);
-      expect(wrong.code).not.toBe(0);
+  it("locks the (source, account on the device) pair after 3 failed passwords, however the login is spelled", async () => {
+    const locked = createAccount();
+    try {
+      const byUid = `${locked.name}@${deviceUid}@127.0.0.1`;
+      const byName = `${locked.name}@${namespace.name}.${agent.hostname}@127.0.0.1`;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const wrong = await sshWithPassword(port, "wrong", ["-o", "NumberOfPasswordPrompts=1", byUid, "true"]);
+        expect(wrong.code).not.toBe(0);
+      }
+      // The right password is refused too, under either spelling of the same account and device.
+      for (const login of [byUid, byName]) {
+        expect((await sshWithPassword(port, locked.password, [login, "true"])).code, login).not.toBe(0);
+      }
+      // Another account on the device, from the same source, is not locked.
+      const other = await sshWithPassword(port, account.password, [target, "true"]);
+      expect(other.code).toBe(0);
+    } finally {
+      locked.remove();
     }
-    const right = await sshWithPassword(port, account.password, [byUid, "true"]);
-    expect(right.code).not.toBe(0);
-    // Another login name from the same source is not locked.
-    const other = await sshWithPassword(port, account.password, [target, "true"]);
-    expect(other.code).toBe(0);
   });
 
   it("refuses remote forwarding, agent forwarding, other subsystems and environment besides LANG and LC_*", async () => {

@@ -69,9 +69,13 @@ describe("apiRefusals", () => {
       headers: { allow: "GET, HEAD, OPTIONS" },
     });
     expect(refusalOf("GET", "/api/auth/device")).toMatchObject({ status: 405, headers: { allow: "POST, OPTIONS" } });
-    // GET /api/devices/auth is GET /api/devices/{uid}, as Next.js routes it.
-    expect(refusalOf("GET", "/api/devices/auth")).toBeUndefined();
-    // Two declared paths match: their methods together.
+    // Where two declared paths match, a fixed segment wins over a parameter, as in Next.js:
+    // /api/devices/auth is not the device "auth", /api/namespaces/api-key not the namespace "api-key".
+    expect(refusalOf("GET", "/api/devices/auth")).toMatchObject({ status: 405, headers: { allow: "POST, OPTIONS" } });
+    expect(refusalOf("DELETE", "/api/namespaces/api-key")).toMatchObject({
+      status: 405,
+      headers: { allow: "POST, GET, HEAD, OPTIONS" },
+    });
     expect(refusalOf("GET", "/api/devices/abc/accept")).toMatchObject({ headers: { allow: "PATCH, OPTIONS" } });
     expect(refusalOf("OPTIONS", "/api/devices/abc")).toEqual({
       status: 204,

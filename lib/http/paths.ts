@@ -22,12 +22,26 @@ export function apiRefusals(operations: readonly Pick<Operation, "method" | "pat
   for (const { method, path } of operations) {
     if (isApiPath(path)) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
   }
-  const paths = [...methodsByPath].map(([path, methods]) => ({ pattern: patternOf(path), methods }));
+  // Like Next.js, a fixed segment wins over a parameter (`/api/namespaces/api-key` is not the
+  // namespace `api-key`): of the paths that match, the one whose first parameter comes latest.
+  const paths = [...methodsByPath].map(([path, methods]) => ({
+    pattern: patternOf(path),
+    methods,
+    rank: path
+      .split("/")
+      .map((segment) => (segment.startsWith("{") ? "1" : "0"))
+      .join(""),
+  }));
   return (method: string | undefined, url: string | undefined): Answer | undefined => {
     const path = (url ?? "").split("?", 1)[0] ?? "";
     if (!isApiPath(path)) return undefined;
-    const methods = new Set(paths.filter(({ pattern }) => pattern.test(path)).flatMap((item) => item.methods));
-    if (methods.size === 0) return { status: 404, body: { message: `no API operation at ${path}` }, headers: {} };
+    const matching = paths.filter(({ pattern }) => pattern.test(path));
+    const served = matching.reduce<(typeof matching)[number] | undefined>(
+      (best, item) => (!best || item.rank < best.rank ? item : best),
+      undefined,
+    );
+    if (!served) return { status: 404, body: { message: `no API operation at ${path}` }, headers: {} };
+    const methods = new Set(served.methods);
     if (method && (methods.has(method) || (method === "HEAD" && methods.has("GET")))) return undefined;
     if (methods.has("GET")) methods.add("HEAD");
     const allow = [...methods, "OPTIONS"].join(", ");

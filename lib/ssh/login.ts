@@ -60,7 +60,8 @@ export class DeviceLogin {
     try {
       // Checked first: no credential is tried on an offline device, so it counts for nothing.
       if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
-      const lockout = { source: this.peer.ip, subject: `ssh:${target.login.toLowerCase()}` };
+      // Keyed on what the login resolves to, so USER@NAMESPACE.DEVICE and USER@UID share one count.
+      const lockout = { source: this.peer.ip, subject: `ssh:${target.user}@${device.uid}` };
       if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
