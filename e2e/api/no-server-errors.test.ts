@@ -40,7 +40,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Percent-encodings that decode to nothing valid, and other path segments parsers trip on. */
+/**
+ * Percent-encodings that decode to nothing valid, and other path segments parsers trip on
+ * (not `.` or `..`, even encoded: clients resolve them before sending, out of /api).
+ */
 const brokenSegment = fc.constantFrom(
   "%ff",
   "%c0%af",
@@ -50,8 +53,6 @@ const brokenSegment = fc.constantFrom(
   "%%",
   "%zz",
   "%00",
-  "..",
-  ".",
   "%2e%2e%2f",
   "a%",
 );

@@ -1,7 +1,8 @@
 import type { Answer } from "./answer";
 import type { Operation } from "./operation";
 
-const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+// The API's operations, and the server's own ones under /internal, answer JSON.
+const isApiPath = (path: string) => /^\/(api|internal)(\/|$)/.test(path);
 
 /** An OpenAPI path as a pattern: `{name}` is one segment; a trailing slash is Next.js's to redirect. */
 function patternOf(path: string): RegExp {
