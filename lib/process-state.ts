@@ -44,7 +44,7 @@ export function processEvent<T>(name: string) {
         try {
           listener(value);
         } catch (error) {
-          log.warn(`a listener of ${name} failed`, { error: String(error) });
+          log.warn(`a listener of ${name} failed`, { value, error: String(error) });
         }
       }
     },

@@ -73,19 +73,24 @@ export function findUnstorableText(value: unknown): string | undefined {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const item = pending.pop();
-    const strings: string[] = [];
-    if (typeof item === "string") strings.push(item);
-    else if (Array.isArray(item)) for (const element of item) pending.push(element);
-    else if (item && typeof item === "object") {
+    if (typeof item === "string") {
+      const found = unstorableIn(item);
+      if (found) return found;
+    } else if (Array.isArray(item)) {
+      for (const element of item) pending.push(element);
+    } else if (item && typeof item === "object") {
       for (const [key, element] of Object.entries(item)) {
-        strings.push(key);
+        const found = unstorableIn(key);
+        if (found) return found;
         pending.push(element);
       }
     }
-    for (const text of strings) {
-      if (text.includes("\u0000")) return "a NUL character";
-      if (loneSurrogate.test(text)) return "a lone UTF-16 surrogate";
-    }
   }
+  return undefined;
+}
+
+function unstorableIn(text: string): string | undefined {
+  if (text.includes("\u0000")) return "a NUL character";
+  if (loneSurrogate.test(text)) return "a lone UTF-16 surrogate";
   return undefined;
 }

@@ -28,7 +28,7 @@ describe("names are stored in one Unicode spelling (NFC)", () => {
   });
 
   it("counts a name's length in its composed form", () => {
-    // Four characters composed, five decomposed: the limit of 3 to 20 applies to what is stored.
+    // 20 characters composed, 40 decomposed: the limit of 3 to 20 applies to what is stored.
     expect(registerBody.shape.name.parse(`${"e\u0301".repeat(20)}`)).toBe("\u00e9".repeat(20));
   });
 });
