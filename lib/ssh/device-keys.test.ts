@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
 import { describe, expect, it } from "vitest";
+import { ed25519KeyPair } from "../../testing/ssh-keys";
 import { isValidSignature, sshKeyFromPem, sshKeyFromWire } from "./device-keys";
 
 const parsed = (text: string) => ssh2.utils.parseKey(text) as ParsedKey;
@@ -24,7 +25,7 @@ describe("sshKeyFromPem", () => {
   });
 
   it("reads ed25519 keys, and refuses what is not a public key", () => {
-    const pair = ssh2.utils.generateKeyPairSync("ed25519");
+    const pair = ed25519KeyPair();
     const publicKey = parsed(pair.public);
     const pem = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
     expect(sshKeyFromPem(pem)?.type).toBe("ssh-ed25519");
