@@ -26,7 +26,7 @@ export class Agent {
       public_key: deviceKey.publicPem,
       tenant_id: options.tenantId,
     };
-    this.registration = new Registration(options.serverUrl, body, () => this.tunnel.sessions());
+    this.registration = new Registration(options.serverUrl, body, () => this.tunnel.sessions(), deviceKey.privatePem);
     this.tunnel = new Tunnel(options.serverUrl, this.registration, deviceKey, serverKey, this.deviceServer);
   }
 

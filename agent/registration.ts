@@ -1,4 +1,6 @@
+import { createPrivateKey, type KeyObject, sign } from "node:crypto";
 import { log } from "../lib/log";
+import { type DeviceProof, deviceProofText } from "../lib/protocol";
 import type { DeviceInfo } from "./os-info";
 
 /** What the server answers to `POST /api/devices/auth`. */
@@ -23,6 +25,11 @@ export class RegistrationError extends Error {
 }
 
 const callTimeoutMs = 15_000;
+// A proof holds for ten minutes on the server: signing every five keeps one valid, and the server
+// verifies a signature once, not on every heartbeat.
+const resignAfterMs = 300_000;
+// A server clock this far from ours explains a refused proof: sign again on the server's time.
+const clockSkewMs = 30_000;
 
 /**
  * The agent's calls to `POST /api/devices/auth`: the first registers the device, each later one
@@ -32,12 +39,20 @@ const callTimeoutMs = 15_000;
 export class Registration {
   private current: DeviceCredentials | undefined;
   private lastProblem = "";
+  private readonly deviceKey: KeyObject;
+  private proof: DeviceProof | undefined;
+  private signedAt = 0;
+  private clockOffsetMs = 0;
 
+  /** `privatePem`: the device key, whose signature proves each call (docs/device-identity.md). */
   constructor(
     private readonly serverUrl: string,
     private readonly body: RegistrationBody,
     private readonly sessions: () => string[],
-  ) {}
+    privatePem: string,
+  ) {
+    this.deviceKey = createPrivateKey(privatePem);
+  }
 
   get credentials(): DeviceCredentials | undefined {
     return this.current;
@@ -64,18 +79,50 @@ export class Registration {
     }
   }
 
-  private async call(): Promise<DeviceCredentials> {
-    let response: Response;
+  private currentProof(): DeviceProof {
+    if (this.proof && Date.now() - this.signedAt < resignAfterMs) return this.proof;
+    const timestamp = Math.floor((Date.now() + this.clockOffsetMs) / 1000);
+    const text = Buffer.from(deviceProofText(this.body, timestamp));
+    const algorithm = this.deviceKey.asymmetricKeyType === "ed25519" ? null : "sha256";
+    this.proof = { timestamp, signature: sign(algorithm, text, this.deviceKey).toString("base64") };
+    this.signedAt = Date.now();
+    return this.proof;
+  }
+
+  /**
+   * Whether a refusal is down to our clock: the server's `Date` is far from ours. Its offset is
+   * then used for the next proof.
+   */
+  private adoptServerClock(response: Response): boolean {
+    const serverTime = Date.parse(response.headers.get("date") ?? "");
+    if (Number.isNaN(serverTime)) return false;
+    const offset = serverTime - Date.now();
+    if (Math.abs(offset - this.clockOffsetMs) < clockSkewMs) return false;
+    log.warn("the server's clock differs from the device's; signing on the server's time", { offsetMs: offset });
+    this.clockOffsetMs = offset;
+    this.proof = undefined;
+    return true;
+  }
+
+  private async post(): Promise<Response> {
     try {
-      response = await fetch(`${this.serverUrl}/api/devices/auth`, {
+      return await fetch(`${this.serverUrl}/api/devices/auth`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...this.body, sessions: this.sessions() }),
+        body: JSON.stringify({ ...this.body, sessions: this.sessions(), proof: this.currentProof() }),
         signal: AbortSignal.timeout(callTimeoutMs),
       });
     } catch (error) {
       const cause = (error as Error & { cause?: Error }).cause;
       throw new RegistrationError(`the server is unreachable: ${cause?.message ?? (error as Error).message}`);
+    }
+  }
+
+  private async call(): Promise<DeviceCredentials> {
+    let response = await this.post();
+    if (response.status === 401 && this.adoptServerClock(response)) {
+      await response.body?.cancel();
+      response = await this.post();
     }
     const text = await response.text().catch(() => "");
     if (!response.ok)

@@ -48,10 +48,10 @@ async function seed(config: { DATABASE_URL?: string; DATA_DIR: string }, count: 
     const namespace = await createNamespace(database.db, user.id, { name: "bench" });
     for (let start = 0; start < count; start += 10_000) {
       await database.db.execute(sql`
-        insert into devices (uid, tenant_id, name, identity, info, public_key, status, online, last_seen)
+        insert into devices (uid, tenant_id, name, identity, info, public_key, key_digest, status, online, last_seen)
         select encode(sha256(('bench-' || n)::bytea), 'hex'), ${namespace?.tenant_id}::uuid, 'device-' || n,
           jsonb_build_object('mac', ''), jsonb_build_object('id', 'debian', 'pretty_name', 'Debian', 'version', '1',
-          'arch', 'x86_64', 'platform', 'native'), 'key', 'accepted', n % 3 = 0, now() - make_interval(secs => n)
+          'arch', 'x86_64', 'platform', 'native'), 'key', 'bench-' || n, 'accepted', n % 3 = 0, now() - make_interval(secs => n)
         from generate_series(${start}::int, ${Math.min(count, start + 10_000) - 1}::int) as n`);
     }
     await database.db.execute(sql`analyze devices`);

@@ -1,8 +1,22 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { Agent, request } from "node:http";
+import { deviceProofText } from "../lib/protocol";
 
-/** A simulated agent: what it sends on every call and what the server answered. */
-export type SimulatedDevice = { hostname: string; body: string; uid?: string; token?: string };
+/**
+ * A simulated agent: what it sends on every call (signed at `signedAt`, `sign` signs it anew) and
+ * what the server answered.
+ */
+export type SimulatedDevice = {
+  hostname: string;
+  body: string;
+  signedAt: number;
+  sign: () => void;
+  uid?: string;
+  token?: string;
+};
+
+// As the agent does: a proof is signed anew when it is five minutes old.
+const resignAfterMs = 300_000;
 
 const info = {
   id: "debian",
@@ -12,24 +26,33 @@ const info = {
   platform: "native",
 };
 
-/** `count` devices of one namespace; they share one RSA key (making 10,000 keys would take minutes). */
+/**
+ * `count` devices of one namespace, each with its own ed25519 key (the key is the device) and the
+ * proof its agent sends (docs/device-identity.md).
+ */
 export function makeDevices(count: number, tenantId: string, prefix = "sim"): SimulatedDevice[] {
-  const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
   return Array.from({ length: count }, (_, index) => {
+    const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+    const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
     const hostname = `${prefix}-${index}`;
     const mac = [0x02, (index >> 24) & 255, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
       .map((byte) => byte.toString(16).padStart(2, "0"))
       .join(":");
-    const body = JSON.stringify({
-      info,
-      sessions: [],
+    const identity = { tenant_id: tenantId, hostname, identity: { mac } };
+    const device: SimulatedDevice = {
       hostname,
-      identity: { mac },
-      public_key: pem,
-      tenant_id: tenantId,
-    });
-    return { hostname, body };
+      body: "",
+      signedAt: 0,
+      sign: () => {
+        const timestamp = Math.floor(Date.now() / 1000);
+        const text = Buffer.from(deviceProofText(identity, timestamp));
+        const proof = { timestamp, signature: sign(null, text, privateKey).toString("base64") };
+        device.body = JSON.stringify({ info, sessions: [], ...identity, public_key: pem, proof });
+        device.signedAt = Date.now();
+      },
+    };
+    device.sign();
+    return device;
   });
 }
 
@@ -37,6 +60,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 128 });
 
 /** One agent call; fills in the device's uid and token. */
 export function authenticate(baseUrl: string, device: SimulatedDevice): Promise<number> {
+  if (Date.now() - device.signedAt > resignAfterMs) device.sign();
   return new Promise((resolve, reject) => {
     const call = request(
       `${baseUrl}/api/devices/auth`,

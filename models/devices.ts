@@ -23,6 +23,10 @@ export const devices = pgTable(
     identity: jsonb("identity").$type<{ mac: string }>().notNull(),
     info: jsonb("info").$type<DeviceInfo>().notNull(),
     publicKey: text("public_key").notNull(),
+    // SHA-256 of the key's DER bytes (the PEM's payload): with a proof of possession the key is the device.
+    keyDigest: text("key_digest").notNull(),
+    // When the agent first proved it holds the private key; from then on its calls must be signed.
+    keyProvenAt: timestamp("key_proven_at", { withTimezone: true }),
     status: text("status").$type<DeviceStatus>().notNull().default("pending"),
     statusUpdateAt: timestamp("status_update_at", { withTimezone: true }).notNull().defaultNow(),
     lastSeen: timestamp("last_seen", { withTimezone: true }).notNull().defaultNow(),
@@ -40,6 +44,7 @@ export const devices = pgTable(
   (table) => [
     uniqueIndex("devices_tenant_name_key").on(table.tenantId, table.name),
     index("devices_tenant_status_idx").on(table.tenantId, table.status),
+    index("devices_tenant_key_idx").on(table.tenantId, table.keyDigest),
     // `contains` filters on names use trigram matching.
     index("devices_name_trgm_idx").using("gin", sql`${table.name} gin_trgm_ops`),
   ],

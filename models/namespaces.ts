@@ -13,6 +13,8 @@ export const namespaces = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     sessionRecord: boolean("session_record").notNull().default(false),
     connectionAnnouncement: text("connection_announcement").notNull().default(""),
+    // Agents that cannot sign their calls may act for accepted devices (docs/device-identity.md).
+    allowUnsignedAgents: boolean("allow_unsigned_agents").notNull().default(false),
     maxDevices: integer("max_devices").notNull(),
     createdAt: createdAt(),
   },

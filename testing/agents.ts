@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { deviceProofText } from "@/lib/protocol";
 import { type CallOptions, call } from "./client";
 import { root } from "./server";
 import { waitFor } from "./wait";
@@ -12,10 +13,40 @@ import { waitFor } from "./wait";
  * (`agent/main.ts`) as a process (`spawnAgent`, `startAgent`).
  */
 
-/** One RSA key per test file: generating them is slow, and agents differ by hostname and MAC anyway. */
-export const devicePublicKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
-  .publicKey.export({ type: "spki", format: "pem" })
-  .toString();
+// The private half of every device key the kit made, by public PEM: the kit signs as agents do.
+const privateKeys = new Map<string, KeyObject>();
+
+/** A new device key (ed25519: fast to make, and the key is the device); answers its public PEM. */
+export function newDeviceKey(): string {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+  privateKeys.set(pem, privateKey);
+  return pem;
+}
+
+/** An RSA device key, as the agent makes: generating one takes a while, so one per test file. */
+export const rsaDevicePublicKey = (() => {
+  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+  privateKeys.set(pem, privateKey);
+  return pem;
+})();
+
+/**
+ * The body with the proof its agent would send (docs/device-identity.md), signed now or at
+ * `timestamp`, with `privateKey` or the kit's own key for the body's; a body whose key the kit
+ * did not make, with no `privateKey` given, is returned as it is.
+ */
+export function signedBody<T extends Pick<AgentBody, "tenant_id" | "hostname" | "identity" | "public_key">>(
+  body: T,
+  { timestamp = Math.floor(Date.now() / 1000), privateKey }: { timestamp?: number; privateKey?: KeyObject } = {},
+): T & { proof?: { timestamp: number; signature: string } } {
+  const key = privateKey ?? privateKeys.get(body.public_key);
+  if (!key) return body;
+  const text = Buffer.from(deviceProofText(body, timestamp));
+  const signature = sign(key.asymmetricKeyType === "ed25519" ? null : "sha256", text, key).toString("base64");
+  return { ...body, proof: { timestamp, signature } };
+}
 
 let counter = 0;
 
@@ -48,19 +79,30 @@ export function agentBody(tenantId: string, overrides: Partial<AgentBody> = {}):
     sessions: [],
     hostname: `host-${uniqueMac().replaceAll(":", "")}`,
     identity: { mac: uniqueMac() },
-    public_key: devicePublicKey,
+    public_key: newDeviceKey(),
     tenant_id: tenantId,
     ...overrides,
   };
 }
 
-/** The agent's call: registers the device on the first one, a heartbeat on every one. */
-export function authDevice(body: unknown, options: CallOptions = {}) {
-  return call("POST", "/api/devices/auth", {
-    ...options,
-    body,
-  });
+/**
+ * The agent's call: registers the device on the first one, a heartbeat on every one. A body the
+ * kit can sign and that carries no `proof` of its own is signed, as the agent signs; `unsigned`
+ * sends it as an agent that cannot sign does.
+ */
+export function authDevice(body: unknown, options: CallOptions & { unsigned?: boolean } = {}) {
+  const { unsigned, ...callOptions } = options;
+  const isSignable = !unsigned && isAgentBody(body) && !("proof" in body);
+  return call("POST", "/api/devices/auth", { ...callOptions, body: isSignable ? signedBody(body) : body });
 }
+
+const isAgentBody = (body: unknown): body is AgentBody =>
+  typeof body === "object" &&
+  body !== null &&
+  typeof (body as AgentBody).public_key === "string" &&
+  typeof (body as AgentBody).tenant_id === "string" &&
+  typeof (body as AgentBody).hostname === "string" &&
+  typeof (body as AgentBody).identity?.mac === "string";
 
 export type RegisteredAgent = { uid: string; token: string; name: string; namespace: string };
 

@@ -1,11 +1,12 @@
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { deviceUidOf } from "@/lib/services/agent";
-import { agentBody, authDevice, devicePublicKey } from "@/testing/agents";
+import { agentBody, authDevice, newDeviceKey, signedBody } from "@/testing/agents";
 import { call } from "@/testing/client";
 import { createTestDatabase } from "@/testing/database";
-import { seedNamespace } from "@/testing/seeds/namespaces";
+import { type SeededNamespace, seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
 import { type RunningServer, startServer } from "@/testing/server";
 
 const internalSecret = () => readFileSync(path.join(inject("dataDir"), "internal.secret"), "utf8").trim();
@@ -30,7 +31,7 @@ describe("POST /api/devices/auth", () => {
     const body = agentBody(namespace.tenantId);
     const first = await authDevice(body);
     const again = await authDevice(body);
-    const alias = await call("POST", "/api/auth/device", { body });
+    const alias = await call("POST", "/api/auth/device", { body: signedBody(body) });
     expect(again.body.uid).toBe(first.body.uid);
     expect(alias.status).toBe(200);
     expect(alias.body).toMatchObject({ uid: first.body.uid, name: first.body.name, namespace: namespace.name });
@@ -91,6 +92,127 @@ describe("POST /api/devices/auth", () => {
   });
 });
 
+describe("device proof of possession", () => {
+  const ownerOf = (namespace: SeededNamespace) => ({ token: namespace.owner.tenantToken });
+  const accept = async (namespace: SeededNamespace, uid: string) =>
+    expect((await call("PATCH", `/api/devices/${uid}/accept`, ownerOf(namespace))).status).toBe(200);
+  const device = async (namespace: SeededNamespace, uid: string) =>
+    (await call("GET", `/api/devices/${uid}`, ownerOf(namespace))).body;
+  const deviceCount = async (namespace: SeededNamespace) =>
+    Number((await call("GET", "/api/devices?per_page=1", ownerOf(namespace))).headers.get("x-total-count"));
+  const mustSign = { message: expect.stringMatching(/must sign its call with the device key/) };
+
+  it("lets an unsigned agent register and call in while pending, and nothing more once accepted", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    const first = await authDevice(body, { unsigned: true });
+    expect(first.status).toBe(200);
+    expect((await authDevice(body, { unsigned: true })).status).toBe(200);
+    await accept(namespace, first.body.uid);
+    const lastSeen = (await device(namespace, first.body.uid)).last_seen;
+    const refused = await authDevice({ ...body, info: { ...body.info, version: "9.9.9" } }, { unsigned: true });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual(mustSign);
+    expect(await device(namespace, first.body.uid)).toMatchObject({ last_seen: lastSeen, info: body.info });
+    // Signed, the same agent is the accepted device.
+    const signed = await authDevice(body);
+    expect(signed.body).toMatchObject({ uid: first.body.uid, name: first.body.name });
+  });
+
+  it("refuses one who read the device (an observer's API key) a token for it", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body)).body;
+    await accept(namespace, uid);
+    const observer = await seedApiKey(namespace, "observer");
+    const seen = (await call("GET", `/api/devices/${uid}`, { apiKey: observer })).body;
+    const copied = {
+      info: seen.info,
+      sessions: [],
+      hostname: body.hostname,
+      identity: seen.identity,
+      public_key: seen.public_key,
+      tenant_id: seen.tenant_id,
+    };
+    expect(await authDevice(copied, { unsigned: true })).toMatchObject({ status: 401, body: mustSign });
+    const otherKey = generateKeyPairSync("ed25519").privateKey;
+    const forged = await authDevice(signedBody(copied, { privateKey: otherKey }));
+    expect(forged).toMatchObject({
+      status: 401,
+      body: { message: "the proof's signature does not verify with the device's public key" },
+    });
+  });
+
+  it("refuses a proof too old, too far ahead, or signed for another identity, and writes nothing", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    const { uid } = (await authDevice(body)).body;
+    const before = await device(namespace, uid);
+    const now = Math.floor(Date.now() / 1000);
+    const old = await authDevice(signedBody(body, { timestamp: now - 601 }));
+    expect(old.status).toBe(401);
+    expect(old.body.message).toMatch(/^the proof's timestamp is 60\d s old: sign again with the server's time/);
+    const ahead = await authDevice(signedBody(body, { timestamp: now + 120 }));
+    expect(ahead.body.message).toMatch(/^the proof's timestamp is 1\d\d s ahead/);
+    const moved = { ...signedBody(body), hostname: "elsewhere" };
+    expect((await authDevice(moved)).status).toBe(401);
+    expect(await device(namespace, uid)).toEqual(before);
+    expect(await deviceCount(namespace)).toBe(1);
+    // Within the window, an older proof still holds (agents sign every five minutes).
+    expect((await authDevice(signedBody(body, { timestamp: now - 590 }))).status).toBe(200);
+  });
+
+  it("keeps refusing unsigned calls for a device whose agent has signed, even while pending", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    expect((await authDevice(body)).status).toBe(200);
+    expect(await authDevice(body, { unsigned: true })).toMatchObject({ status: 401, body: mustSign });
+  });
+
+  it("lets unsigned agents act for accepted devices once the namespace allows it, never for signing ones", async () => {
+    const namespace = await seedNamespace();
+    const unsignedBody = agentBody(namespace.tenantId);
+    const signingBody = agentBody(namespace.tenantId);
+    const unsigned = (await authDevice(unsignedBody, { unsigned: true })).body;
+    const signing = (await authDevice(signingBody)).body;
+    await accept(namespace, unsigned.uid);
+    await accept(namespace, signing.uid);
+    expect((await authDevice(unsignedBody, { unsigned: true })).status).toBe(401);
+    const allow = await call("PUT", `/api/namespaces/${namespace.tenantId}`, {
+      ...ownerOf(namespace),
+      body: { settings: { allow_unsigned_agents: true } },
+    });
+    expect(allow.body.settings).toMatchObject({ allow_unsigned_agents: true });
+    expect((await authDevice(unsignedBody, { unsigned: true })).body).toMatchObject({ uid: unsigned.uid });
+    expect((await authDevice(signingBody, { unsigned: true })).status).toBe(401);
+  });
+
+  it("knows a proven key as its device when the hostname and MAC change: same uid and name, new identity", async () => {
+    const namespace = await seedNamespace();
+    const publicKey = newDeviceKey();
+    const before = agentBody(namespace.tenantId, { public_key: publicKey });
+    const registered = (await authDevice(before)).body;
+    await accept(namespace, registered.uid);
+    const reimaged = agentBody(namespace.tenantId, {
+      public_key: publicKey,
+      info: { ...before.info, version: "0.2.0" },
+    });
+    // Without the proof, the key gets nothing: no token and no second device beside the first.
+    expect(await authDevice(reimaged, { unsigned: true })).toMatchObject({ status: 401, body: mustSign });
+    for (let call = 0; call < 2; call++) {
+      const answer = await authDevice(reimaged);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ uid: registered.uid, name: registered.name });
+    }
+    expect(await deviceCount(namespace)).toBe(1);
+    expect(await device(namespace, registered.uid)).toMatchObject({
+      status: "accepted",
+      identity: { mac: reimaged.identity.mac },
+      info: { version: "0.2.0" },
+    });
+  });
+});
+
 describe("POST /internal/devices/{uid}/offline", () => {
   it("takes the device's own token or the internal secret, nothing else", async () => {
     const namespace = await seedNamespace();
@@ -132,7 +254,7 @@ describe("device registration limits and addresses (own server)", () => {
   it("limits new devices per source and namespace, never heartbeats of known ones", async () => {
     const { tenantId: namespace } = await seedNamespace(undefined, { baseUrl: server.url });
     const source = { "x-real-ip": "198.51.100.7" };
-    const known = agentBody(namespace, { public_key: devicePublicKey });
+    const known = agentBody(namespace);
     const answers = [];
     for (let index = 0; index < 3; index++) {
       answers.push(

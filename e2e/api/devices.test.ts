@@ -271,7 +271,11 @@ describe("list devices", () => {
     await seedDevice(fresh, { hostname: named("second") });
     expect(namesOf(await listDevices(fresh))).toEqual([named("second"), named("first")]);
     // The agent calls in again (a heartbeat).
-    await registerAgent(fresh.tenantId, { hostname: first.hostname, identity: { mac: first.mac } });
+    await registerAgent(fresh.tenantId, {
+      hostname: first.hostname,
+      identity: { mac: first.mac },
+      public_key: first.publicKey,
+    });
     expect(namesOf(await listDevices(fresh))).toEqual([named("first"), named("second")]);
     // Registration order is unchanged.
     expect(namesOf(await listDevices(fresh, "sort_by=created_at"))).toEqual([named("second"), named("first")]);

@@ -263,7 +263,11 @@ describe("credentials", () => {
     const read = await call("GET", `/api/namespaces/${victim.tenantId}`, { token: victim.owner.tenantToken });
     expect(read.status).toBe(200);
     expect(read.body.name).toBe(victim.name);
-    expect(read.body.settings).toEqual({ session_record: false, connection_announcement: "" });
+    expect(read.body.settings).toEqual({
+      session_record: false,
+      connection_announcement: "",
+      allow_unsigned_agents: false,
+    });
     const others = read.body.members.filter((member: { id: string }) => member.id !== victim.owner.id);
     expect(read.body.members).toContainEqual(expect.objectContaining({ id: victim.owner.id, role: "owner" }));
     // updateMember and removeMember each added an observer target per credential; none was changed or removed.

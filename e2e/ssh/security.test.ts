@@ -5,7 +5,7 @@ import path from "node:path";
 import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket, { createWebSocketStream } from "ws";
-import { authDevice, type RunningAgent } from "@/testing/agents";
+import { authDevice, type RunningAgent, signedBody } from "@/testing/agents";
 import { call } from "@/testing/client";
 import { seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
@@ -117,18 +117,17 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
   let target: string;
   const owner = () => ({ token: namespace.owner.tenantToken });
   const ssh = (args: string[], input = "") => sshTo(port, args, input);
-  /** A device token got, as its agent gets it, from what the API shows of the device. */
-  async function tokenFromPublicIdentity(): Promise<{ uid: string; token: string }> {
+  /** The agent's call as one who can read the device would make it from what the API shows. */
+  async function publicIdentityBody() {
     const device = (await call("GET", `/api/devices/${deviceUid}`, owner())).body;
-    const response = await authDevice({
+    return {
       info: device.info,
       sessions: [],
       hostname: agent.hostname,
       identity: device.identity,
       public_key: device.public_key,
       tenant_id: namespace.tenantId,
-    });
-    return response.body;
+    };
   }
   const sessionCount = async () =>
     (await call("GET", "/api/sessions?per_page=1", owner())).headers.get("x-total-count");
@@ -156,15 +155,20 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it("gives no tunnel to one who knows only the device's public identity, and keeps the device's", async () => {
-    // The public identity is enough for a device token of the same device...
-    const impostor = await tokenFromPublicIdentity();
-    expect(impostor.uid).toBe(deviceUid);
-    // ...but not for a tunnel: that takes the device's private key.
-    const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
-      .privateKey.export({ type: "pkcs1", format: "pem" })
-      .toString();
-    expect(await openTunnel(impostor.token, deviceUid, otherKey)).toBeUndefined();
+  it("gives no device token and no tunnel to one who knows only the device's public identity", async () => {
+    const body = await publicIdentityBody();
+    const unsigned = await authDevice(body, { unsigned: true });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body.message).toMatch(/must sign its call with the device key/);
+    const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+    const forged = await authDevice(signedBody(body, { privateKey: otherKey }));
+    expect(forged.status).toBe(401);
+    expect(forged.body).toEqual({ message: "the proof's signature does not verify with the device's public key" });
+    // Even the device's own token opens no tunnel without the device's private key.
+    const deviceKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")));
+    const { token } = (await authDevice(signedBody(body, { privateKey: deviceKey }))).body;
+    const otherPem = otherKey.export({ type: "pkcs1", format: "pem" }).toString();
+    expect(await openTunnel(token, deviceUid, otherPem)).toBeUndefined();
     expect(await ssh([...keyOnly(key.file), target, "echo still-here"])).toMatchObject({
       code: 0,
       stdout: "still-here\n",
@@ -172,10 +176,11 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
   });
 
   it("lets a newer tunnel proven with the device key replace the older one", async () => {
-    const credentials = await tokenFromPublicIdentity();
-    const deviceKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")))
-      .export({ type: "pkcs1", format: "pem" })
-      .toString();
+    const privateKey = createPrivateKey(readFileSync(path.join(agent.dataDir, "agent.key")));
+    const signed = await authDevice(signedBody(await publicIdentityBody(), { privateKey }));
+    expect(signed.status).toBe(200);
+    const credentials = signed.body;
+    const deviceKey = privateKey.export({ type: "pkcs1", format: "pem" }).toString();
     const since = agent.output().length;
     const newer = await openTunnel(credentials.token, deviceUid, deviceKey);
     expect(newer).toBeDefined();

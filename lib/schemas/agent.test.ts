@@ -11,6 +11,7 @@ const good = {
   identity: { mac: "02:ab:CD:00:11:22" },
   public_key: publicKey,
   tenant_id: "3f2b8c1e-5a4d-4e6f-9a7b-1c2d3e4f5a6b",
+  proof: { timestamp: 1_795_000_000, signature: "c2lnbmF0dXJl" },
 };
 
 /** Replaces (or, with undefined, removes) one field of the good body. */
@@ -103,6 +104,20 @@ const trials: Record<string, unknown[]> = {
     "00000000-0000-0000-0000-000000000000",
     "ffffffff-ffff-ffff-ffff-ffffffffffff",
     "{3f2b8c1e-5a4d-4e6f-9a7b-1c2d3e4f5a6b}",
+  ],
+  proof: [undefined, ...notStrings, { timestamp: 1 }, { signature: "AAAA" }, { ...good.proof, extra: 1 }],
+  "proof.timestamp": [undefined, ...notStrings, -1, 0, 1.5, 2 ** 32, 2 ** 32 + 1, "1795000000", Number.NaN],
+  "proof.signature": [
+    undefined,
+    ...notStrings,
+    "",
+    "A",
+    "AAAA==",
+    "AAAA===",
+    "AA AA",
+    "AA-_",
+    "A".repeat(1024),
+    "A".repeat(1025),
   ],
 };
 

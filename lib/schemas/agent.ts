@@ -1,11 +1,14 @@
 import { createPublicKey } from "node:crypto";
 import { z } from "zod";
-import { hexUidShape } from "../protocol";
+import { type DeviceProof, hexUidShape } from "../protocol";
 import { tenantId } from "./common";
 import { deviceInfo, deviceUid } from "./devices";
 
 const macShape = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
 const hostnameShape = /^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)?$/;
+
+const base64Shape = /^[A-Za-z0-9+/]+={0,2}$/;
+const maxProofTimestamp = 2 ** 32;
 
 const pemShape = /^-----BEGIN [A-Z ]*PUBLIC KEY-----[\r\n]+[A-Za-z0-9+/=\r\n]+-----END [A-Z ]*PUBLIC KEY-----\s*$/;
 
@@ -30,6 +33,13 @@ export const authDeviceBody = z
       .default({ mac: "" }),
     public_key: z.string().max(16_384).regex(pemShape, "a PEM-encoded public key"),
     tenant_id: tenantId,
+    proof: z
+      .object({
+        timestamp: z.number().int().min(0).max(maxProofTimestamp),
+        signature: z.string().max(1024).regex(base64Shape, "base64"),
+      })
+      .optional()
+      .describe("the device key's signature over deviceProofText (docs/device-identity.md)"),
   })
   .refine((body) => body.hostname !== "" || body.identity.mac !== "", {
     message: "a hostname or a MAC address is needed",
@@ -51,7 +61,7 @@ const isString = (value: unknown, max: number): value is string => typeof value 
  */
 export function readAuthDeviceBody(body: unknown): AuthDeviceInput | undefined {
   if (!isObject(body)) return undefined;
-  const { info, sessions = [], hostname, identity = { mac: "" }, public_key, tenant_id } = body;
+  const { info, sessions = [], hostname, identity = { mac: "" }, public_key, tenant_id, proof } = body;
   if (!isObject(info)) return undefined;
   const parsedInfo = {} as AuthDeviceInput["info"];
   for (const field of infoFields) {
@@ -68,6 +78,7 @@ export function readAuthDeviceBody(body: unknown): AuthDeviceInput | undefined {
   if (!isString(public_key, 16_384) || !pemShape.test(public_key)) return undefined;
   if (typeof tenant_id !== "string" || !uuidShape.test(tenant_id)) return undefined;
   if (hostname === "" && mac === "") return undefined;
+  if (proof !== undefined && !isProof(proof)) return undefined;
   return {
     info: parsedInfo,
     sessions: [...(sessions as string[])],
@@ -75,7 +86,16 @@ export function readAuthDeviceBody(body: unknown): AuthDeviceInput | undefined {
     identity: { mac },
     public_key,
     tenant_id,
+    ...(proof === undefined ? {} : { proof: { timestamp: proof.timestamp, signature: proof.signature } }),
   };
+}
+
+function isProof(value: unknown): value is DeviceProof {
+  if (!isObject(value)) return false;
+  const { timestamp, signature } = value;
+  if (typeof timestamp !== "number" || !Number.isInteger(timestamp) || timestamp < 0 || timestamp > maxProofTimestamp)
+    return false;
+  return isString(signature, 1024) && base64Shape.test(signature);
 }
 
 export const authDeviceResponse = z.object({

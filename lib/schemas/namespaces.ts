@@ -13,6 +13,7 @@ export const createNamespaceBody = z.object({ name: namespaceName });
 export const namespaceSettings = z.object({
   session_record: z.boolean().optional(),
   connection_announcement: z.string().max(4096).transform(terminalSafe).optional(),
+  allow_unsigned_agents: z.boolean().optional(),
 });
 
 export const editNamespaceBody = z.object({ name: namespaceName.optional(), settings: namespaceSettings.optional() });
@@ -46,7 +47,11 @@ export const namespaceObject = z.object({
       added_at: timestamp,
     }),
   ),
-  settings: z.object({ session_record: z.boolean(), connection_announcement: z.string() }),
+  settings: z.object({
+    session_record: z.boolean(),
+    connection_announcement: z.string(),
+    allow_unsigned_agents: z.boolean(),
+  }),
   max_devices: z.number().int(),
   device_count: z.number().int(),
   created_at: timestamp,

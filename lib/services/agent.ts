@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { DeviceCaller } from "../auth/credentials";
 import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { badRequest, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized, ValidationError } from "../errors";
 import { processSingleton } from "../process-state";
 import { type AuthDeviceInput, isPemPublicKey } from "../schemas/agent";
+import { isProvenCall, keyDigestOf } from "./device-proof";
 import { heartbeatWriter } from "./heartbeats";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -27,6 +28,9 @@ export function baseNameOf(input: Pick<AuthDeviceInput, "hostname" | "identity">
 type Cached<T> = { value: T; at: number };
 const namespaceNames = processSingleton("namespace names", () => new Map<string, Cached<string>>());
 const deviceTokens = processSingleton("device tokens", () => new Map<string, Cached<string>>());
+// The uid a body names (from its hostname and MAC) -> the device its proven key belongs to, for
+// agents whose hostname or MAC changed since the device registered.
+const keyOwners = processSingleton("device key owners", () => new Map<string, string>());
 
 async function namespaceName(db: Executor, tenantId: string, isFresh = false): Promise<string | undefined> {
   const cached = namespaceNames.get(tenantId);
@@ -51,7 +55,13 @@ async function deviceToken(uid: string, tenantId: string): Promise<string> {
  * Registers a device the server has not seen: pending, named after its hostname (a clash in the
  * namespace gets a numeric suffix). Registrations are rate-limited per source and namespace.
  */
-async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string, source: string): Promise<string> {
+async function registerDevice(
+  db: Executor,
+  input: AuthDeviceInput,
+  uid: string,
+  source: string,
+  isProven: boolean,
+): Promise<string> {
   if ((await namespaceName(db, input.tenant_id, true)) === undefined) throw notFound("namespace");
   if (!isPemPublicKey(input.public_key)) {
     throw new ValidationError([{ field: "public_key", message: "not a valid PEM-encoded public key" }]);
@@ -72,6 +82,8 @@ async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string,
           identity: { mac: input.identity.mac.toLowerCase() },
           info: input.info,
           publicKey: input.public_key,
+          keyDigest: keyDigestOf(input.public_key),
+          keyProvenAt: isProven ? new Date() : null,
           online: true,
           remoteAddr: source,
         })
@@ -91,18 +103,64 @@ async function registerDevice(db: Executor, input: AuthDeviceInput, uid: string,
   throw badRequest("no free name for this device in the namespace");
 }
 
+const mustSign = () =>
+  unauthorized(
+    "this device's agent must sign its call with the device key (proof), or the namespace must allow unsigned agents",
+  );
+
+/**
+ * A call the heartbeat did not take: the device exists but the call may not act for it; or the
+ * key is a device's whose hostname or MAC changed (with a proof, the key is the device: it gets
+ * the new identity and info); or a device the server has not seen, which registers.
+ */
+async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string, source: string, isProven: boolean) {
+  keyOwners.delete(uid);
+  const [named] = await db
+    .select({ name: devices.name })
+    .from(devices)
+    .where(and(eq(devices.uid, uid), eq(devices.tenantId, input.tenant_id)));
+  if (named && !isProven) throw mustSign();
+  if (named) return { uid, name: named.name };
+  const [keyOwner] = await db
+    .select({ uid: devices.uid, name: devices.name })
+    .from(devices)
+    .where(and(eq(devices.tenantId, input.tenant_id), eq(devices.keyDigest, keyDigestOf(input.public_key))))
+    .orderBy(desc(sql`${devices.status} = 'accepted'`), desc(devices.lastSeen))
+    .limit(1);
+  if (!keyOwner) return { uid, name: await registerDevice(db, input, uid, source, isProven) };
+  if (!isProven) throw mustSign();
+  await db
+    .update(devices)
+    .set({
+      identity: { mac: input.identity.mac.toLowerCase() },
+      info: input.info,
+      lastSeen: sql`now()`,
+      online: true,
+      remoteAddr: source,
+      keyProvenAt: sql`coalesce(${devices.keyProvenAt}, now())`,
+    })
+    .where(eq(devices.uid, keyOwner.uid));
+  keyOwners.set(uid, keyOwner.uid);
+  return keyOwner;
+}
+
 /**
  * An agent's call, every 30 seconds: the first registers the device (pending), every call is a
  * heartbeat (last_seen, online, remote address, info, the sessions it lists). Answers the
- * device's uid, a device token, its name and its namespace's name.
+ * device's uid, a device token, its name and its namespace's name. A device token costs the
+ * device's private key (docs/device-identity.md): only a proven call acts for a device beyond
+ * pending, unless its namespace allows unsigned agents and its agent never signed.
  */
 export async function authenticateDevice(db: Executor, input: AuthDeviceInput, source: string) {
-  const uid = deviceUidOf(input);
+  const bodyUid = deviceUidOf(input);
+  const isProven = isProvenCall(input, bodyUid);
+  const uid = (isProven && keyOwners.get(bodyUid)) || bodyUid;
   const beat = { uid, tenantId: input.tenant_id, remoteAddr: source, info: input.info, sessions: input.sessions };
-  const name = (await heartbeatWriter(db).record(beat)) ?? (await registerDevice(db, input, uid, source));
+  const name = await heartbeatWriter(db).record({ ...beat, proven: isProven });
+  const device = name === undefined ? await identifyDevice(db, input, bodyUid, source, isProven) : { uid, name };
   const namespace = await namespaceName(db, input.tenant_id);
   if (namespace === undefined) throw notFound("namespace");
-  return { uid, token: await deviceToken(uid, input.tenant_id), name, namespace };
+  return { ...device, token: await deviceToken(device.uid, input.tenant_id), namespace };
 }
 
 /**

@@ -21,6 +21,7 @@ const beatOf = (uid: string, tenantId: string, sessions: string[] = []): Heartbe
   remoteAddr: "198.51.100.9",
   info,
   sessions,
+  proven: true,
 });
 
 async function deviceRow(uid: string) {

@@ -12,6 +12,8 @@ export type Heartbeat = {
   info: Record<string, string>;
   /** Sessions the agent says are alive on the device. */
   sessions: string[];
+  /** Whether the call proved it holds the device key (lib/services/device-proof.ts). */
+  proven: boolean;
 };
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
@@ -37,7 +39,11 @@ export class HeartbeatWriter {
 
   constructor(private readonly db: Executor) {}
 
-  /** Records a heartbeat; resolves to the device's name, or undefined when there is no such device. */
+  /**
+   * Records a heartbeat; resolves to the device's name, or undefined when there is no such device
+   * or the call may not act for it: an unproven call only for a device whose agent never proved
+   * its key, and only while it is pending or its namespace allows unsigned agents.
+   */
   record(beat: Heartbeat): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
@@ -97,23 +103,32 @@ export class HeartbeatWriter {
       remote_addr: beat.remoteAddr,
       info: beat.info,
       sessions: listsSessions ? beat.sessions : undefined,
+      proven: beat.proven,
     }));
     this.totals.statements += 1;
+    // Only the devices the update took (those the call may act for) get their sessions touched.
     const touchSessions = sql`, touched_sessions as (
         update sessions set last_seen = now()
-        from beats, jsonb_array_elements_text(beats.sessions) as listed(uid)
-        where sessions.uid = listed.uid and sessions.device_uid = beats.uid
-          and sessions.tenant_id = beats.tenant_id and sessions.active
+        from updated join beats on beats.uid = updated.uid,
+          jsonb_array_elements_text(beats.sessions) as listed(uid)
+        where sessions.uid = listed.uid and sessions.device_uid = updated.uid
+          and sessions.tenant_id = updated.tenant_id and sessions.active
       )`;
     const result = await this.db.execute(sql`
       with beats as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb)
+          as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
+      ), updated as (
+        update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info,
+          key_proven_at = coalesce(devices.key_proven_at, case when beats.proven then now() end)
+        from beats
+        where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
+          and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
+            select from namespaces
+            where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
+        returning devices.uid, devices.name, devices.tenant_id
       )${listsSessions ? touchSessions : sql``}
-      update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info
-      from beats
-      where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
-      returning devices.uid, devices.name`);
+      select uid, name from updated`);
     const updated = (result as unknown as { rows: { uid: string; name: string }[] }).rows;
     return new Map(updated.map((row) => [row.uid, row.name]));
   }

@@ -243,6 +243,7 @@ describe("filterToSql on tags", () => {
       identity: { mac: "00:00:00:00:00:00" },
       info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
       publicKey: "key",
+      keyDigest: uid,
       tags,
     });
     await database.db

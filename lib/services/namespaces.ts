@@ -53,7 +53,11 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
         email: member.email,
         added_at: member.addedAt,
       })),
-    settings: { session_record: row.sessionRecord, connection_announcement: row.connectionAnnouncement },
+    settings: {
+      session_record: row.sessionRecord,
+      connection_announcement: row.connectionAnnouncement,
+      allow_unsigned_agents: row.allowUnsignedAgents,
+    },
     max_devices: row.maxDevices,
     device_count: deviceCounts.find((item) => item.tenantId === row.tenantId)?.count ?? 0,
     created_at: row.createdAt,
@@ -115,7 +119,7 @@ export async function createNamespace(db: Executor, ownerId: string, input: { na
 
 export type EditNamespaceInput = {
   name?: string;
-  settings?: { session_record?: boolean; connection_announcement?: string };
+  settings?: { session_record?: boolean; connection_announcement?: string; allow_unsigned_agents?: boolean };
 };
 
 export async function editNamespace(db: Executor, scope: Scope, input: EditNamespaceInput) {
@@ -124,6 +128,9 @@ export async function editNamespace(db: Executor, scope: Scope, input: EditNames
   if (input.settings?.session_record !== undefined) changes.sessionRecord = input.settings.session_record;
   if (input.settings?.connection_announcement !== undefined) {
     changes.connectionAnnouncement = input.settings.connection_announcement;
+  }
+  if (input.settings?.allow_unsigned_agents !== undefined) {
+    changes.allowUnsignedAgents = input.settings.allow_unsigned_agents;
   }
   if (Object.keys(changes).length > 0) {
     await db

@@ -5,7 +5,7 @@ import { randomUid } from "../client";
 
 type DeviceRowInput = { status?: DeviceStatus; tags?: string[]; name?: string };
 
-/** A device row as an agent's registration would leave it (the key is a placeholder). */
+/** A device row as an agent's registration would leave it (the key and its digest are placeholders). */
 const deviceRow = (uid: string, tenantId: string, { status = "pending", tags = [], name }: DeviceRowInput) => ({
   uid,
   tenantId,
@@ -13,6 +13,7 @@ const deviceRow = (uid: string, tenantId: string, { status = "pending", tags = [
   identity: { mac: "00:11:22:33:44:55" },
   info: { id: "debian", pretty_name: "Debian", version: "1", arch: "amd64", platform: "docker" },
   publicKey: "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
+  keyDigest: uid,
   status,
   tags,
 });

@@ -1,4 +1,4 @@
-import { registerAgent, uniqueMac } from "../agents";
+import { newDeviceKey, registerAgent, uniqueMac } from "../agents";
 import { type CallOptions, call, uniqueName } from "../client";
 import type { SeededNamespace } from "./namespaces";
 
@@ -6,7 +6,14 @@ import type { SeededNamespace } from "./namespaces";
 
 export type DeviceStatusWord = "accept" | "reject" | "pending" | "unused";
 
-export type SeededDevice = { uid: string; token: string; name: string; hostname: string; mac: string };
+export type SeededDevice = {
+  uid: string;
+  token: string;
+  name: string;
+  hostname: string;
+  mac: string;
+  publicKey: string;
+};
 
 /**
  * A device registered through the agent endpoint (pending), with its device token; then given
@@ -22,8 +29,9 @@ export async function seedDevice(
 ): Promise<SeededDevice> {
   const hostname = options.hostname ?? uniqueName("dev");
   const mac = uniqueMac();
+  const publicKey = newDeviceKey();
   const base = { baseUrl: options.baseUrl };
-  const device = await registerAgent(namespace.tenantId, { hostname, identity: { mac } }, base);
+  const device = await registerAgent(namespace.tenantId, { hostname, identity: { mac }, public_key: publicKey }, base);
   const owner = { ...base, token: namespace.owner.tenantToken };
   if (options.status && options.status !== "pending") {
     const response = await call("PATCH", `/api/devices/${device.uid}/${options.status}`, owner);
@@ -37,5 +45,5 @@ export async function seedDevice(
     const response = await call("POST", `/internal/devices/${device.uid}/offline`, { ...base, token: device.token });
     if (response.status !== 200) throw new Error(`offline failed: ${response.status} ${response.text}`);
   }
-  return { uid: device.uid, token: device.token, name: device.name, hostname, mac };
+  return { uid: device.uid, token: device.token, name: device.name, hostname, mac, publicKey };
 }
