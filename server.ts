@@ -7,7 +7,7 @@ import { internalSecret } from "./lib/auth/internal";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
-import { writeAnswer } from "./lib/http/answer";
+import { writeAnswer, writeErrorAnswer } from "./lib/http/answer";
 import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
@@ -24,7 +24,7 @@ import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/host-key";
 import { closeSessionsEndedElsewhere } from "./lib/ssh/live-session";
 import { setInstance, TunnelEndpoint } from "./lib/ssh/tunnels";
-import { refuseUpgrade } from "./lib/ssh/upgrade";
+import { failUpgrade, refuseUpgrade } from "./lib/ssh/upgrade";
 import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
 import { startTimers } from "./lib/timers";
 
@@ -64,17 +64,17 @@ async function main() {
   const refusalOf = apiRefusals(operations);
   const server = createServer((request, response) => {
     stampRequest(request);
+    // A failure that escapes still gets its 500 and request id; left unhandled, it would end the process.
+    const answerFailure = (error: unknown) => writeErrorAnswer(response, request, error);
     const direct = directRouteOf(request.method, request.url);
     if (direct) {
-      serveDirect(direct, request, response).catch((error: unknown) =>
-        log.error("direct route failed", { error: errorText(error) }),
-      );
+      serveDirect(direct, request, response).catch(answerFailure);
       return;
     }
     // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
     const refusal = malformedPathAnswer(request.url) ?? refusalOf(request.method, request.url);
     if (refusal) writeAnswer(response, refusal);
-    else void handle(request, response);
+    else handle(request, response).catch(answerFailure);
   });
   server.keepAliveTimeout = 5_000;
 
@@ -95,10 +95,9 @@ async function main() {
         refuseUpgrade(socket, 404, "no WebSocket endpoint here");
       return;
     }
-    upgrade.catch((error: unknown) => {
-      log.error("WebSocket upgrade failed", { path, error: errorText(error) });
-      refuseUpgrade(socket, 500, "internal server error");
-    });
+    upgrade.catch((error: unknown) =>
+      failUpgrade(socket, request, { reason: "WebSocket upgrade failed", cause: error }),
+    );
   });
 
   // The gateway listens first, so that the API, once it answers, tells the gateway's port.

@@ -2,7 +2,7 @@ import { createPrivateKey, generateKeyPairSync, randomBytes } from "node:crypto"
 import { readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
-import ssh2 from "ssh2";
+import ssh2, { type AnyAuthMethod, type IdentityCallback, type SignCallback, type SigningRequestOptions } from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket, { createWebSocketStream } from "ws";
 import { authDevice, type RunningAgent, signedBody } from "@/testing/agents";
@@ -39,6 +39,31 @@ function tunnelUpgradeStatus(token?: string): Promise<number> {
     });
     socket.once("error", reject);
   });
+}
+
+/**
+ * An SSH agent that lists one public key `copies` times and never signs: each listing is a
+ * public-key query, and each query the server answers is a refused signing request.
+ */
+class QueryingAgent extends ssh2.BaseAgent<string> {
+  answered = 0;
+
+  constructor(
+    private readonly publicKey: string,
+    private readonly copies: number,
+  ) {
+    super();
+  }
+
+  getIdentities(callback: IdentityCallback<string>) {
+    callback(undefined, Array(this.copies).fill(this.publicKey));
+  }
+
+  sign(_key: string, _data: Buffer, options: SigningRequestOptions | SignCallback, callback?: SignCallback) {
+    this.answered += 1;
+    const refuse = typeof options === "function" ? options : callback;
+    refuse?.(new Error("this agent never signs"));
+  }
 }
 
 type TestTunnel = { close: () => void };
@@ -212,9 +237,12 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
     expect(agent.output().slice(agentOutput)).not.toMatch(/"message":"(login|authentication failed)"/);
   });
 
-  it("drops a connection after 6 refused attempts", async () => {
-    let attempts = 0;
-    const username = `nobody-${randomBytes(3).toString("hex")}@${namespace.name}.${agent.hostname}`;
+  /**
+   * Tries `methods` in turn on one connection as `username`: how many the client had begun when
+   * the connection closed (all of them when the client ran out first).
+   */
+  async function triedBeforeClose(username: string, methods: AnyAuthMethod[]): Promise<number> {
+    let tried = 0;
     const client = new ssh2.Client();
     const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
     client.on("error", () => {});
@@ -223,14 +251,68 @@ describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)"
       port,
       username,
       authHandler: (_methodsLeft, _partial, next) => {
-        attempts += 1;
-        if (attempts > 20) return next(false as never);
-        next({ type: "password", username, password: `guess-${attempts}` });
+        const method = methods[tried];
+        if (!method) return next(false as never);
+        tried += 1;
+        next(method);
       },
       readyTimeout: 60_000,
     });
     await closed;
-    expect(attempts).toBeLessThanOrEqual(7);
+    return tried;
+  }
+  const nobody = () => `nobody-${randomBytes(3).toString("hex")}@${namespace.name}.${agent.hostname}`;
+  const wrongPasswords = (username: string, count: number): AnyAuthMethod[] =>
+    Array.from({ length: count }, (_, index) => ({ type: "password", username, password: `guess-${index}` }));
+
+  it("drops a connection after 6 refused attempts", async () => {
+    const username = nobody();
+    // The client may begin a 7th before it sees the connection close.
+    expect(await triedBeforeClose(username, wrongPasswords(username, 20))).toBeLessThanOrEqual(7);
+  });
+
+  it("drops a connection after it asked 6 times whether an admitted key would do", async () => {
+    const username = nobody();
+    const queries = new QueryingAgent(key.line, 20);
+    await triedBeforeClose(username, [{ type: "agent", username, agent: queries }]);
+    // The client asks for a signature after each answer, so 14 keys went unasked.
+    expect(queries.answered).toBe(6);
+  });
+
+  it("counts public-key queries and wrong passwords toward one limit", async () => {
+    const first = nobody();
+    const queriesAfter = new QueryingAgent(key.line, 20);
+    await triedBeforeClose(first, [
+      ...wrongPasswords(first, 3),
+      { type: "agent", username: first, agent: queriesAfter },
+    ]);
+    expect(queriesAfter.answered).toBe(3);
+
+    const second = nobody();
+    const queriesBefore = new QueryingAgent(key.line, 3);
+    const passwordsTried =
+      (await triedBeforeClose(second, [
+        { type: "agent", username: second, agent: queriesBefore },
+        ...wrongPasswords(second, 20),
+      ])) - 1;
+    expect(queriesBefore.answered).toBe(3);
+    // 3 refused passwords close it; the client may begin a 4th before it sees the close.
+    expect(passwordsTried).toBeGreaterThanOrEqual(3);
+    expect(passwordsTried).toBeLessThanOrEqual(4);
+  });
+
+  it("logs in an OpenSSH client that offers 5 keys the namespace does not know before the right one", async () => {
+    const unknownKeys = Array.from({ length: 5 }, () => keyPair(scratch).file);
+    const login = await ssh([
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "IdentitiesOnly=yes",
+      ...[...unknownKeys, key.file].flatMap((file) => ["-i", file]),
+      target,
+      "echo in",
+    ]);
+    expect(login).toMatchObject({ code: 0, stdout: "in\n" });
   });
 
   it("locks the (source, account on the device) pair after 3 failed passwords, however the login is spelled", async () => {

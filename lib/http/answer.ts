@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZodError } from "zod";
 import { ApiError, errorText } from "../errors";
 import { log } from "../log";
@@ -29,22 +29,50 @@ export function answerOf(operation: Operation, result: unknown): Answer {
   return { status: reply.init.status ?? 200, body, headers };
 }
 
+/** The request a failure is logged with. */
+export type RequestLine = { method?: string; path: string };
+
+export const requestLineOf = (request: IncomingMessage): RequestLine => ({
+  method: request.method,
+  path: (request.url ?? "").split("?", 1)[0] ?? "",
+});
+
 /**
- * The answer to a failure: an ApiError's own status, body and headers; anything else is a 500
- * whose body carries only a request id, the details going to the log under that id.
+ * A 5xx whose body carries only a message and a request id: what went wrong goes to the log
+ * under that id, so a client's report can be matched to it.
  */
-export function errorAnswer(error: unknown, request: { method?: string; path: string }): Answer {
-  if (error instanceof ApiError) return { status: error.status, body: error.body(), headers: error.headers };
+export function serverErrorAnswer(
+  request: RequestLine,
+  fault: { reason: string; cause: unknown; status?: number; message?: string },
+): Answer {
   const requestId = randomUUID();
-  // Request input is checked with safeParse: a ZodError comes from a response schema.
-  const reason = error instanceof ZodError ? "response failed its schema" : "unhandled error";
-  log.error(reason, {
+  const { cause } = fault;
+  log.error(fault.reason, {
     requestId,
     method: request.method,
     path: request.path,
-    error: error instanceof Error ? (error.stack ?? error.message) : errorText(error),
+    error: cause instanceof Error ? (cause.stack ?? cause.message) : errorText(cause),
   });
-  return { status: 500, body: { message: "internal server error", request_id: requestId }, headers: {} };
+  const body = { message: fault.message ?? "internal server error", request_id: requestId };
+  return { status: fault.status ?? 500, body, headers: {} };
+}
+
+/** The answer to a failure: an ApiError's own status, body and headers; anything else is a 500 (serverErrorAnswer). */
+export function errorAnswer(error: unknown, request: RequestLine): Answer {
+  if (error instanceof ApiError) return { status: error.status, body: error.body(), headers: error.headers };
+  // Request input is checked with safeParse: a ZodError comes from a response schema.
+  const reason = error instanceof ZodError ? "response failed its schema" : "unhandled error";
+  return serverErrorAnswer(request, { reason, cause: error });
+}
+
+/**
+ * Answers a failure on Node's response (errorAnswer). Once the headers are out there is no
+ * answer left to give: the failure is logged all the same, and the connection cut.
+ */
+export function writeErrorAnswer(response: ServerResponse, request: IncomingMessage, error: unknown) {
+  const answer = errorAnswer(error, requestLineOf(request));
+  if (response.headersSent) response.destroy();
+  else writeAnswer(response, answer);
 }
 
 /** Writes an answer to Node's response, for what server.ts answers without Next.js. */

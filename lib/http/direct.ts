@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { ApiError } from "../errors";
-import { answerOf, errorAnswer, writeAnswer } from "./answer";
+import { answerOf, writeAnswer, writeErrorAnswer } from "./answer";
 import { findUnstorableText, readJsonBody } from "./body";
 import type { Operation } from "./operation";
 import { validate } from "./route";
@@ -53,6 +53,6 @@ export async function serveDirect(route: Served, request: IncomingMessage, respo
     const source = strictSourceOf(request.headers);
     writeAnswer(response, answerOf(route.operation, await route.handle({ body, source })));
   } catch (error) {
-    writeAnswer(response, errorAnswer(error, { method: request.method, path: url.split("?", 1)[0] ?? "" }));
+    writeErrorAnswer(response, request, error);
   }
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import type { ServerChannel } from "ssh2";
 import WebSocket, { createWebSocketStream, WebSocketServer } from "ws";
 import { internalSecret, internalSecretHeader, isInternalSecret } from "../auth/internal";
 import type { Db } from "../db";
@@ -7,7 +8,7 @@ import { hexUidShape } from "../protocol";
 import { Refusal } from "../services/ssh-access";
 import { unscopedTunnelOwner } from "../services/tunnels";
 import { findTunnel, thisInstance, tunnelStreamOptions } from "./tunnels";
-import { refuseUpgrade } from "./upgrade";
+import { failUpgrade, refuseUpgrade } from "./upgrade";
 
 /** Instance-to-instance: a channel on a tunnel this instance holds, for a gateway on another. */
 export const relayPath = "/internal/tunnel-channel";
@@ -69,10 +70,13 @@ export class ChannelRelayEndpoint {
     const tunnel = findTunnel(query.get("device") ?? "");
     const session = query.get("session") ?? "";
     if (!tunnel || !hexUidShape.test(session)) return refuseUpgrade(socket, 404, "no such tunnel here");
-    const channel = await tunnel
-      .openChannel(session, query.get("ip") ?? "", Number(query.get("port") ?? 0))
-      .catch(() => undefined);
-    if (!channel) return refuseUpgrade(socket, 502, "the device did not open a channel");
+    let channel: ServerChannel;
+    try {
+      channel = await tunnel.openChannel(session, query.get("ip") ?? "", Number(query.get("port") ?? 0));
+    } catch (error) {
+      const message = "the device did not open a channel";
+      return failUpgrade(socket, request, { status: 502, message, reason: message, cause: error });
+    }
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());

@@ -1,5 +1,5 @@
 import { createServer, type Server as NetServer, type Socket } from "node:net";
-import type { AuthContext, Client, Connection } from "ssh2";
+import type { AuthContext, Client, Connection, ParsedKey, PublicKeyAuthContext } from "ssh2";
 import ssh2 from "ssh2";
 import type { Db } from "../db";
 import { errorText } from "../errors";
@@ -15,7 +15,12 @@ import { relayConnection } from "./relay";
 export type GatewayOptions = {
   /** From TCP accept to a successful login. */
   handshakeMs: number;
-  /** Refused attempts (public-key queries included) before the connection is dropped. */
+  /**
+   * Attempts before the connection is dropped: each refusal counts, and so does each public-key
+   * query (a key offered without a signature), answered or not, as OpenSSH's MaxAuthTries counts
+   * each key a client offers. The refusal that reaches the limit closes the connection; so does a
+   * query past it. A client may thus ask about this many keys and log in with the last of them.
+   */
   maxAuthFailures: number;
 };
 
@@ -27,7 +32,8 @@ const offeredMethods: AuthContext["method"][] = ["publickey", "password"];
 class GatewayConnection {
   private readonly lifecycle: Lifecycle;
   private readonly login: DeviceLogin;
-  private failures = 0;
+  /** Refusals and answered public-key queries, toward `maxAuthFailures`. */
+  private attempts = 0;
   private link?: Client;
   private readonly deadline: NodeJS.Timeout;
   private markEnded = () => {};
@@ -64,6 +70,8 @@ class GatewayConnection {
   }
 
   private async authenticate(context: AuthContext) {
+    // ssh2 still hands over requests the client queued or sends while the connection closes.
+    if (!this.lifecycle.is("connecting")) return context.reject(offeredMethods);
     if (context.method === "none") return context.reject(offeredMethods);
     const target = parseTarget(context.username);
     if (!target) return this.refuse(context, "not a USER@NAMESPACE.DEVICE login");
@@ -71,17 +79,28 @@ class GatewayConnection {
     if (context.method !== "publickey") return this.refuse(context, `method ${context.method} is not offered`);
     const key = sshKeyFromWire(context.key.algo, context.key.data);
     if (!key) return this.refuse(context, "unsupported key");
-    if (!context.signature || !context.blob) {
-      // A query: the client asks whether a key would do before signing with it.
-      return this.login.wouldAdmitKey(target, key).then(
-        () => context.accept(),
-        (error: unknown) => this.refuse(context, reasonOf(error), target),
-      );
-    }
+    if (!context.signature || !context.blob) return this.answerQuery(context, target, key);
     if (!isValidSignature(key, context.blob, context.signature, context.hashAlgo)) {
       return this.refuse(context, "bad signature", target);
     }
     return this.attempt(context, target, { key });
+  }
+
+  /**
+   * A query: the client asks whether a key would do before signing with it. Every answer reads
+   * the database, and a client that holds only an admitted public key could ask without end, so
+   * each query counts as an attempt.
+   */
+  private async answerQuery(context: PublicKeyAuthContext, target: Target, key: ParsedKey) {
+    if (this.attempts >= this.options.maxAuthFailures)
+      return this.refuse(context, "query past the attempt limit", target);
+    try {
+      await this.login.wouldAdmitKey(target, key);
+    } catch (error) {
+      return this.refuse(context, reasonOf(error), target);
+    }
+    this.attempts += 1;
+    context.accept();
   }
 
   private async attempt(context: AuthContext, target: Target, credential: Parameters<DeviceLogin["attempt"]>[1]) {
@@ -103,9 +122,10 @@ class GatewayConnection {
   /** Refuses an attempt; the client learns nothing but the offered methods. */
   private refuse(context: AuthContext, reason: string, target?: Target) {
     log.info("ssh login refused", { login: target?.login ?? context.username, method: context.method, reason });
-    this.failures += 1;
+    this.attempts += 1;
+    // Closed first, so the request ssh2 hands over on the refusal meets a closing connection.
+    if (this.attempts >= this.options.maxAuthFailures) this.close("too many failed attempts");
     context.reject(offeredMethods);
-    if (this.failures >= this.options.maxAuthFailures) this.close("too many failed attempts");
   }
 
   close(reason: string) {

@@ -1,11 +1,21 @@
-import { STATUS_CODES } from "node:http";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { type Answer, requestLineOf, serverErrorAnswer } from "../http/answer";
+
+function writeUpgradeAnswer(socket: Duplex, { status, body }: Pick<Answer, "status" | "body">) {
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
 
 /** Answers an HTTP upgrade request with an error status instead of switching protocols. */
 export function refuseUpgrade(socket: Duplex, status: number, message: string) {
-  const body = JSON.stringify({ message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  writeUpgradeAnswer(socket, { status, body: { message } });
+}
+
+/** Answers an upgrade the server could not serve: a 5xx with a request id, the cause logged under it. */
+export function failUpgrade(socket: Duplex, request: IncomingMessage, fault: Parameters<typeof serverErrorAnswer>[1]) {
+  writeUpgradeAnswer(socket, serverErrorAnswer(requestLineOf(request), fault));
 }

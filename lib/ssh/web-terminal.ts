@@ -14,7 +14,7 @@ import { terminalGreeting } from "../text";
 import { Lifecycle } from "./lifecycle";
 import type { LiveSession } from "./live-session";
 import { type Credential, DeviceLogin } from "./login";
-import { refuseUpgrade } from "./upgrade";
+import { failUpgrade, refuseUpgrade } from "./upgrade";
 
 export const terminalPath = "/ws/ssh";
 
@@ -33,7 +33,7 @@ function credentialOf(ticket: TerminalTicket): Credential {
 /**
  * The browser terminal: `GET /ws/ssh?token=..&cols=..&rows=..` from a page of PUBLIC_URL's origin,
  * with a one-time token from `POST /ws/ssh`. The login happens before the upgrade (a refusal is
- * an HTTP 401); then binary messages carry terminal bytes both ways and text messages
+ * an HTTP 401, a fault a 500); then binary messages carry terminal bytes both ways and text messages
  * `{"type":"resize","cols":..,"rows":..}` resize the terminal.
  */
 export class WebTerminalEndpoint {
@@ -83,11 +83,10 @@ export class WebTerminalEndpoint {
     try {
       link = await login.attempt(target, credentialOf(ticket));
     } catch (error) {
-      log.info("browser terminal login refused", {
-        login: target.login,
-        reason: error instanceof Refusal ? error.message : errorText(error),
-      });
       await login.session?.end();
+      // A fault, unlike a refusal, is a 500 with a request id (server.ts).
+      if (!(error instanceof Refusal)) throw error;
+      log.info("browser terminal login refused", { login: target.login, reason: error.message });
       return refuseUpgrade(socket, 401, "authentication failed");
     }
     const session = login.session as LiveSession;
@@ -122,8 +121,14 @@ export class WebTerminalEndpoint {
     link.shell(terminal, {}, (error, opened) => {
       channel = opened;
       if (error || socket.destroyed || !lifecycle.to("connected")) {
-        refuseUpgrade(socket, 502, "the device refused the shell");
-        return finish("the device refused the shell");
+        const message = "the device refused the shell";
+        failUpgrade(socket, request, {
+          status: 502,
+          message,
+          reason: message,
+          cause: error ?? "the terminal closed before the shell opened",
+        });
+        return finish(message);
       }
       this.sockets.handleUpgrade(request, socket, head, (ws) => {
         webSocket = ws;
