@@ -50,7 +50,7 @@ describe("create namespace", () => {
       members: [
         { id: user.id, role: "owner", username: user.username, email: user.email, added_at: expect.any(String) },
       ],
-      settings: { session_record: false, connection_announcement: "" },
+      settings: { session_record: false, connection_announcement: "", allow_unsigned_agents: false },
       max_devices: -1,
       device_count: 0,
       created_at: expect.stringMatching(isoPattern),
@@ -457,6 +457,7 @@ describe("edit a namespace", () => {
     expect(response.body.settings).toEqual({
       session_record: true,
       connection_announcement: "Welcome, authorised users only",
+      allow_unsigned_agents: false,
     });
     const read = await getNamespace(namespace.owner.tenantToken, namespace.tenantId);
     expect(read.body).toEqual(response.body);
@@ -471,10 +472,21 @@ describe("edit a namespace", () => {
     expect((await call("PUT", url, { token, body: { settings: { session_record: true } } })).status).toBe(200);
     const announcement = await call("PUT", url, { token, body: { settings: { connection_announcement: "hi" } } });
     expect(announcement.status).toBe(200);
-    expect(announcement.body.settings).toEqual({ session_record: true, connection_announcement: "hi" });
+    expect(announcement.body.settings).toEqual({
+      session_record: true,
+      connection_announcement: "hi",
+      allow_unsigned_agents: false,
+    });
     expect(announcement.body.name).toBe(namespace.name);
     const off = await call("PUT", url, { token, body: { settings: { session_record: false } } });
-    expect(off.body.settings).toEqual({ session_record: false, connection_announcement: "hi" });
+    expect(off.body.settings).toEqual({
+      session_record: false,
+      connection_announcement: "hi",
+      allow_unsigned_agents: false,
+    });
+    const unsigned = await call("PUT", url, { token, body: { settings: { allow_unsigned_agents: true } } });
+    expect(unsigned.body.settings).toEqual({ ...off.body.settings, allow_unsigned_agents: true });
+    await call("PUT", url, { token, body: { settings: { allow_unsigned_agents: false } } });
     const nothing = await call("PUT", url, { token, body: {} });
     expect(nothing.status).toBe(200);
     expect(nothing.body).toEqual(off.body);
@@ -543,6 +555,11 @@ describe("edit a namespace", () => {
       "settings.connection_announcement",
     ],
     ["settings that are not an object", { settings: "on" }, "settings"],
+    [
+      "a non-boolean allow_unsigned_agents",
+      { settings: { allow_unsigned_agents: 1 } },
+      "settings.allow_unsigned_agents",
+    ],
   ])("refuses %s with 400 and changes nothing", async (_label, body, field) => {
     const namespace = await seedNamespace();
     const response = await call("PUT", `/api/namespaces/${namespace.tenantId}`, {
@@ -553,7 +570,11 @@ describe("edit a namespace", () => {
     expect(fieldNames(response.body)).toEqual([field]);
     const read = await getNamespace(namespace.owner.tenantToken, namespace.tenantId);
     expect(read.body.name).toBe(namespace.name);
-    expect(read.body.settings).toEqual({ session_record: false, connection_announcement: "" });
+    expect(read.body.settings).toEqual({
+      session_record: false,
+      connection_announcement: "",
+      allow_unsigned_agents: false,
+    });
   });
 
   it("ignores owner, tenant_id, max_devices and members in the body", async () => {
