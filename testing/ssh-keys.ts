@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -51,4 +51,32 @@ export function ed25519KeyPair(): { private: string; public: string } {
     const pair = ssh2.utils.generateKeyPairSync("ed25519");
     if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
   }
+}
+
+/** An SSH mpint (RFC 4251) of unsigned big-endian bytes: a leading zero keeps it positive. */
+const wireMpint = (bytes: Buffer) => wireString((bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.of(0), bytes]) : bytes);
+
+/**
+ * A key pair as ShellHub's UI uses it for the browser terminal: the public key as the API takes
+ * it, its MD5 fingerprint as the UI formats it (sshpk's colon-separated hex), and the signature
+ * the UI makes of a local user name in the browser (RSA: PKCS#1 v1.5 with SHA-1; ed25519: raw;
+ * both base64).
+ */
+export function browserSigningKey(type: "ed25519" | "rsa") {
+  const pair = type === "rsa" ? generateKeyPairSync("rsa", { modulusLength: 2048 }) : generateKeyPairSync("ed25519");
+  const jwk = pair.publicKey.export({ format: "jwk" });
+  const fromJwk = (value: string | undefined) => Buffer.from(value ?? "", "base64url");
+  const blob =
+    type === "rsa"
+      ? Buffer.concat([wireString("ssh-rsa"), wireMpint(fromJwk(jwk.e)), wireMpint(fromJwk(jwk.n))])
+      : Buffer.concat([wireString("ssh-ed25519"), wireString(fromJwk(jwk.x))]);
+  const line = `ssh-${type} ${blob.toString("base64")} browser@example`;
+  const md5 = createHash("md5").update(blob).digest("hex");
+  return {
+    line,
+    data: base64Of(line),
+    fingerprint: md5.replace(/(..)(?!$)/g, "$1:"),
+    signUserName: (name: string) =>
+      sign(type === "rsa" ? "sha1" : null, Buffer.from(name, "utf8"), pair.privateKey).toString("base64"),
+  };
 }

@@ -111,24 +111,37 @@ export const sshTo = (port: number, args: string[], input = "") =>
 /** Client options to log in with this key file only, never asking for anything. */
 export const keyOnly = (file: string) => ["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i", file];
 
-export type Terminal = { socket: WebSocket; output: () => string; closed: Promise<void> };
+export type Terminal = {
+  socket: WebSocket;
+  /** Everything received, binary and text messages alike. */
+  output: () => string;
+  /** How many messages came as text and as binary. */
+  received: { text: number; binary: number };
+  closed: Promise<void>;
+};
 
-/** Opens the browser terminal as a page of `origin` would; rejects with the HTTP status when refused. */
+/**
+ * Opens the browser terminal as a page of `origin` would; rejects with the HTTP status when
+ * refused. It offers the `binary` subprotocol unless told other `protocols` (none: ShellHub's UI).
+ */
 export function openTerminal(
   token: string,
   origin: string,
   size = { cols: 80, rows: 24 },
   baseUrl: string = inject("baseUrl"),
+  protocols: string[] = ["binary"],
 ): Promise<Terminal> {
   const url = `${baseUrl.replace(/^http/, "ws")}/ws/ssh?token=${encodeURIComponent(token)}&cols=${size.cols}&rows=${size.rows}`;
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { origin } });
+    const socket = new WebSocket(url, protocols, { headers: { origin } });
     let output = "";
+    const received = { text: 0, binary: 0 };
     socket.on("message", (data: Buffer, isBinary) => {
-      if (isBinary) output += data.toString("utf8");
+      received[isBinary ? "binary" : "text"] += 1;
+      output += data.toString("utf8");
     });
     const closed = new Promise<void>((done) => socket.once("close", () => done()));
-    socket.once("open", () => resolve({ socket, output: () => output, closed }));
+    socket.once("open", () => resolve({ socket, output: () => output, received, closed }));
     socket.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
     socket.once("error", reject);
   });

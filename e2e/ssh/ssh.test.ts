@@ -7,6 +7,7 @@ import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningAgent } from "@/testing/agents";
 import { call } from "@/testing/client";
+import { seedDenyingRule } from "@/testing/seeds/firewall-rules";
 import type { SeededNamespace } from "@/testing/seeds/namespaces";
 import { freePort } from "@/testing/server";
 import {
@@ -147,22 +148,11 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     await addKey(otherDevices.line, { filter: { hostname: "^some-other-device$" }, username: ".*" });
     expect((await ssh([...keyOnly(otherDevices.file), target, "true"])).code).toBe(255);
 
-    const rule = await call("POST", "/api/firewall/rules", {
-      ...owner(),
-      body: {
-        action: "deny",
-        active: true,
-        priority: 1,
-        source_ip: ".*",
-        username: `^${account.name}$`,
-        filter: { hostname: ".*" },
-      },
-    });
-    expect(rule.status).toBe(200);
+    const rule = await seedDenyingRule(namespace, `^${account.name}$`);
     try {
       expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(255);
     } finally {
-      await call("DELETE", `/api/firewall/rules/${rule.body.id}`, owner());
+      await rule.remove();
     }
     expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(0);
   });

@@ -24,7 +24,8 @@ function accessText(operation: Operation): string {
     case "tenant": {
       const minimum = roleOrder.find((role) => permissions[role].has(access.permission));
       const keys = access.apiKey === false ? "JWT only" : "JWT or API key";
-      return `Minimum role: ${minimum} (${keys}).`;
+      const anonymous = access.allowsNoCredentials ? " Without credentials, the operation's own rules decide." : "";
+      return `Minimum role: ${minimum} (${keys}).${anonymous}`;
     }
   }
 }
@@ -65,16 +66,19 @@ function responses(operation: Operation) {
   return result;
 }
 
+function security(operation: Operation) {
+  const access = operation.access;
+  if (access.kind === "public") return [];
+  if (access.kind === "user") return [{ bearer: [] }];
+  // An empty requirement: the operation may also be called without credentials.
+  const orNone = access.kind === "tenant" && access.allowsNoCredentials ? [{}] : [];
+  return [{ bearer: [] }, { apiKey: [] }, ...orNone];
+}
+
 /** The OpenAPI 3 document, built from the operations and their zod schemas. */
 export function openApiDocument(operations: Operation[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {
-    const security =
-      operation.access.kind === "public"
-        ? []
-        : operation.access.kind === "user"
-          ? [{ bearer: [] }]
-          : [{ bearer: [] }, { apiKey: [] }];
     paths[operation.path] ??= {};
     const item = paths[operation.path] as Record<string, unknown>;
     item[operation.method.toLowerCase()] = {
@@ -83,7 +87,7 @@ export function openApiDocument(operations: Operation[], version: string) {
       description: accessText(operation),
       tags: [operation.tag],
       deprecated: operation.isDeprecated ?? false,
-      security,
+      security: security(operation),
       parameters: parameters(operation),
       ...(operation.body
         ? {

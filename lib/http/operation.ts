@@ -7,7 +7,9 @@ import type { Action } from "../auth/roles";
  * - user: a logged-in user (JWT); API keys are refused;
  * - principal: a user (JWT) or an API key, without a namespace role;
  * - tenant: a member of the namespace whose role allows `permission`; the namespace is the
- *   credential's, or the `tenant` path parameter's when `tenantFromPath` is set;
+ *   credential's, or the `tenant` path parameter's when `tenantFromPath` is set; with
+ *   `allowsNoCredentials`, a request without credentials reaches the handler too (scope null),
+ *   for an operation whose own rules authenticate it;
  * - internal: the server's own tools, holding the internal secret from DATA_DIR;
  * - device: an agent, with the device token `POST /api/devices/auth` gave it (or, with
  *   `orInternal`, the server's own tools).
@@ -16,7 +18,7 @@ export type Access =
   | { kind: "public" }
   | { kind: "user" }
   | { kind: "principal" }
-  | { kind: "tenant"; permission: Action; apiKey?: boolean; tenantFromPath?: boolean }
+  | { kind: "tenant"; permission: Action; apiKey?: boolean; tenantFromPath?: boolean; allowsNoCredentials?: boolean }
   | { kind: "internal" }
   | { kind: "device"; orInternal?: boolean };
 

@@ -22,15 +22,17 @@ import { sourceAddress } from "./source";
 // Operation fields are optional, so their types include undefined: look past it.
 type Infer<S> = [NonNullable<S>] extends [never] ? undefined : z.output<NonNullable<S> & z.ZodType>;
 
-type AccessContext<A extends Access> = A extends { kind: "tenant" }
-  ? { scope: Scope }
-  : A extends { kind: "device" }
-    ? { device: A extends { orInternal: true } ? DeviceCaller | null : DeviceCaller }
-    : A extends { kind: "user" }
-      ? { userId: string; tokenTenant: string }
-      : A extends { kind: "principal" }
-        ? { caller: Caller }
-        : object;
+type AccessContext<A extends Access> = A extends { kind: "tenant"; allowsNoCredentials: true }
+  ? { scope: Scope | null }
+  : A extends { kind: "tenant" }
+    ? { scope: Scope }
+    : A extends { kind: "device" }
+      ? { device: A extends { orInternal: true } ? DeviceCaller | null : DeviceCaller }
+      : A extends { kind: "user" }
+        ? { userId: string; tokenTenant: string }
+        : A extends { kind: "principal" }
+          ? { caller: Caller }
+          : object;
 
 export type RouteContext<O extends Operation> = {
   request: Request;
@@ -83,6 +85,7 @@ async function authorize(operation: Operation, request: Request, params: Record<
   }
   const db = getDb();
   const caller = await resolveCaller(db, request.headers);
+  if (!caller && access.kind === "tenant" && access.allowsNoCredentials) return { scope: null };
   if (!caller) throw unauthorized("missing credentials: send 'Authorization: Bearer <token>' or 'X-API-KEY'");
   if (access.kind === "principal") return { caller };
   if (access.kind === "user") {

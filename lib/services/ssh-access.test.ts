@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
-import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
+import { base64Of, browserSigningKey, randomEd25519Line } from "@/testing/ssh-keys";
 import type { Db } from "../db";
 import { getNamespace, setSessionRecord } from "./namespaces";
 import { createPublicKey } from "./public-keys";
-import { assertKeyAdmitted, parseTarget, Refusal, unscopedFindTargetDevice } from "./ssh-access";
+import { assertKeyAdmitted, keyProvenBySignature, parseTarget, Refusal, unscopedFindTargetDevice } from "./ssh-access";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -96,6 +96,55 @@ describe("assertKeyAdmitted", () => {
     expect(await check(3)).toBe("the key's username pattern does not match");
     expect(await outcome(assertKeyAdmitted(db, device, "root", parsed(randomEd25519Line())))).toBe(
       "the key is not a key of the namespace",
+    );
+  });
+});
+
+describe("keyProvenBySignature", () => {
+  async function deviceWithKeys() {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId, "accepted");
+    const device = await unscopedFindTargetDevice(db, { login: "", user: "root", device: uid });
+    const keys = { ed25519: browserSigningKey("ed25519"), rsa: browserSigningKey("rsa") };
+    for (const [name, key] of Object.entries(keys)) {
+      await createPublicKey(db, scope, { name, data: key.data, filter: { hostname: ".*" }, username: ".*" });
+    }
+    return { device, keys };
+  }
+
+  it("gives the namespace's key whose private key signed the user name, RSA (SHA-1) or ed25519", async () => {
+    const { device, keys } = await deviceWithKeys();
+    for (const key of Object.values(keys)) {
+      const proven = await keyProvenBySignature(db, device, "root", {
+        fingerprint: key.fingerprint,
+        signature: key.signUserName("root"),
+      });
+      expect(proven.getPublicSSH().toString("base64")).toBe(key.line.split(" ")[1]);
+    }
+  });
+
+  it("refuses a signature of another name, a signature by another key, and an unknown fingerprint", async () => {
+    const { device, keys } = await deviceWithKeys();
+    const check = (fingerprint: string, signature: string) =>
+      outcome(keyProvenBySignature(db, device, "root", { fingerprint, signature }));
+    const notVerified = "the signature of the user name does not verify";
+    expect(await check(keys.rsa.fingerprint, keys.rsa.signUserName("admin"))).toBe(notVerified);
+    expect(await check(keys.ed25519.fingerprint, keys.ed25519.signUserName("root "))).toBe(notVerified);
+    expect(await check(keys.ed25519.fingerprint, keys.rsa.signUserName("root"))).toBe(notVerified);
+    expect(await check(keys.ed25519.fingerprint, "AAAA")).toBe(notVerified);
+    const stranger = browserSigningKey("ed25519");
+    expect(await check(stranger.fingerprint, stranger.signUserName("root"))).toBe(
+      "the fingerprint is not a key of the namespace",
+    );
+  });
+
+  it("does not take a key of another namespace", async () => {
+    const { keys } = await deviceWithKeys();
+    const elsewhere = await deviceWithKeys();
+    const key = keys.ed25519;
+    const proof = { fingerprint: key.fingerprint, signature: key.signUserName("root") };
+    expect(await outcome(keyProvenBySignature(db, elsewhere.device, "root", proof))).toBe(
+      "the fingerprint is not a key of the namespace",
     );
   });
 });

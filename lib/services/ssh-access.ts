@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { ParsedKey } from "ssh2";
+import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
 import { firewallRules } from "@/models/firewall-rules";
 import { namespaces } from "@/models/namespaces";
@@ -91,6 +92,36 @@ export async function assertKeyAdmitted(db: Executor, device: TargetDevice, user
     throw new Refusal("the key is not a key of the namespace");
   if (filterAdmits(row.filter, device) !== true) throw new Refusal("the key's filter does not admit the device");
   if (searchUserRegex(row.username, user) !== true) throw new Refusal("the key's username pattern does not match");
+}
+
+/** A public key's fingerprint and the signature its private key made of the local user name. */
+export type UserNameSignature = { fingerprint: string; signature: string };
+
+/**
+ * The browser terminal's key login as ShellHub's UI makes it (the private key stays in the
+ * browser): the device namespace's public key with this MD5 fingerprint, proven by a signature
+ * of the local user name's UTF-8 bytes, checked as the key's SSH algorithm checks it (`ssh-rsa`:
+ * RSASSA-PKCS1-v1_5 with SHA-1; ed25519; ECDSA: DER with the curve's hash). Refuses an unknown
+ * fingerprint or a signature that does not verify; the key's rules are `assertKeyAdmitted`'s.
+ */
+export async function keyProvenBySignature(
+  db: Executor,
+  device: TargetDevice,
+  user: string,
+  proof: UserNameSignature,
+): Promise<ParsedKey> {
+  const [row] = await db
+    .select({ data: publicKeys.data })
+    .from(publicKeys)
+    .where(and(eq(publicKeys.tenantId, device.tenantId), eq(publicKeys.fingerprint, proof.fingerprint)));
+  if (!row) throw new Refusal("the fingerprint is not a key of the namespace");
+  const parsed = ssh2.utils.parseKey(Buffer.from(row.data, "base64"));
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key instanceof Error) throw new Refusal("the namespace's key does not parse");
+  if (key.verify(Buffer.from(user, "utf8"), Buffer.from(proof.signature, "base64")) !== true) {
+    throw new Refusal("the signature of the user name does not verify");
+  }
+  return key;
 }
 
 /** In the cloud edition, refuses when the namespace's firewall rules deny the connection. */

@@ -5,16 +5,21 @@ import type { Db } from "../db";
 import {
   assertFirewallAllows,
   assertKeyAdmitted,
+  keyProvenBySignature,
   Refusal,
   type Target,
+  type UserNameSignature,
   unscopedFindTargetDevice,
 } from "../services/ssh-access";
 import { locateTunnel, openDeviceChannel } from "./device-channel";
 import { dialDevice } from "./device-link";
 import { LiveSession, newSessionUid } from "./live-session";
 
-/** A credential the gateway has checked the user holds: a password to pass on, or a proven key. */
-export type Credential = { password: string } | { key: ParsedKey };
+/**
+ * A credential: a password to pass on, a key the gateway has checked the user holds, or a
+ * signature of the user name to check against a key of the namespace (browser terminal).
+ */
+export type Credential = { password: string } | { key: ParsedKey } | { userNameSignature: UserNameSignature };
 
 export type Peer = { ip: string; port: number };
 
@@ -66,7 +71,13 @@ export class DeviceLogin {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
-      if ("key" in credential) await assertKeyAdmitted(this.db, device, target.user, credential.key);
+      const key =
+        "userNameSignature" in credential
+          ? await keyProvenBySignature(this.db, device, target.user, credential.userNameSignature)
+          : "key" in credential
+            ? credential.key
+            : undefined;
+      if (key) await assertKeyAdmitted(this.db, device, target.user, key);
       const openChannel = () =>
         openDeviceChannel(this.db, { deviceUid: device.uid, sessionUid: session.uid, ...this.peer });
       const link = await dialDevice(

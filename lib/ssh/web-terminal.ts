@@ -7,7 +7,7 @@ import type { Db } from "../db";
 import { errorText } from "../errors";
 import { sourceAddress } from "../http/source";
 import { log } from "../log";
-import { terminalQuery, terminalResize } from "../schemas/terminal";
+import { shellHubMessage, terminalQuery, terminalResize } from "../schemas/terminal";
 import { Refusal } from "../services/ssh-access";
 import { redeemTerminalToken, type TerminalTicket } from "../services/terminal";
 import { terminalGreeting } from "../text";
@@ -18,11 +18,18 @@ import { failUpgrade, refuseUpgrade } from "./upgrade";
 
 export const terminalPath = "/ws/ssh";
 
+/**
+ * The subprotocol of the binary protocol (output in binary messages). A client that does not
+ * offer it speaks ShellHub's: its UI offers no subprotocol and writes every message as text.
+ */
+const binaryProtocol = "binary";
+
 // Output waits in the device's channel (SSH flow control) while this much is unsent to the browser.
 const highWaterBytes = 1024 * 1024;
 
 function credentialOf(ticket: TerminalTicket): Credential {
   if ("password" in ticket.credential) return { password: ticket.credential.password };
+  if ("fingerprint" in ticket.credential) return { userNameSignature: ticket.credential };
   const parsed = ssh2.utils.parseKey(ticket.credential.privateKey);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || key instanceof Error) throw new Refusal("the private key does not parse");
@@ -33,11 +40,16 @@ function credentialOf(ticket: TerminalTicket): Credential {
 /**
  * The browser terminal: `GET /ws/ssh?token=..&cols=..&rows=..` from a page of PUBLIC_URL's origin,
  * with a one-time token from `POST /ws/ssh`. The login happens before the upgrade (a refusal is
- * an HTTP 401, a fault a 500); then binary messages carry terminal bytes both ways and text messages
- * `{"type":"resize","cols":..,"rows":..}` resize the terminal.
+ * an HTTP 401, a fault a 500). Output goes in binary messages to a client that chose the
+ * `binary` subprotocol, else in text messages (ShellHub's UI). Input is taken in either form:
+ * binary messages of bytes, `{"type":"resize",..}`, or ShellHub's `{"kind":1|2,"data":..}`.
  */
 export class WebTerminalEndpoint {
-  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  private readonly sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: 256 * 1024,
+    handleProtocols: (offered) => (offered.has(binaryProtocol) ? binaryProtocol : false),
+  });
   private readonly endings = new Set<Promise<void>>();
 
   constructor(
@@ -45,7 +57,6 @@ export class WebTerminalEndpoint {
     private readonly allowedOrigin: string,
   ) {}
 
-  /** Ends every open terminal (server stopping). */
   /** Ends every open terminal (server stopping); resolves when their sessions are ended. */
   async closeAll() {
     for (const client of this.sockets.clients) client.close(1001, "server stopping");
@@ -77,7 +88,7 @@ export class WebTerminalEndpoint {
       login: `${ticket.username}@${ticket.deviceUid}`,
       user: ticket.username,
       device: ticket.deviceUid,
-      tenantId: ticket.tenantId,
+      tenantId: ticket.member?.tenantId,
     };
     let link: ssh2.Client;
     try {
@@ -140,35 +151,72 @@ export class WebTerminalEndpoint {
   }
 }
 
+/**
+ * Sends terminal output as the client's protocol wants it: bytes as they come, or text for
+ * ShellHub's UI, decoded as a stream so a UTF-8 sequence split between chunks arrives whole
+ * (bytes that are no UTF-8 become U+FFFD, as ShellHub sends them).
+ */
+function outputSender(ws: WebSocket) {
+  if (ws.protocol === binaryProtocol) {
+    return { send: (chunk: Buffer, sent?: () => void) => ws.send(chunk, { binary: true }, sent), end: () => {} };
+  }
+  const decoder = new TextDecoder("utf-8");
+  return {
+    send: (chunk: Buffer, sent?: () => void) => ws.send(decoder.decode(chunk, { stream: true }), sent),
+    end: () => {
+      const rest = decoder.decode();
+      if (rest) ws.send(rest);
+    },
+  };
+}
+
+type TerminalInput = { bytes: Buffer } | { size: { cols: number; rows: number } };
+
+/** A message from the browser, in either protocol; undefined for anything else (ignored). */
+function inputOf(data: RawData, isBinary: boolean): TerminalInput | undefined {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+  if (isBinary) return { bytes };
+  let message: unknown;
+  try {
+    message = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const resize = terminalResize.safeParse(message);
+  if (resize.success) return { size: resize.data };
+  const shellHub = shellHubMessage.safeParse(message);
+  if (!shellHub.success) return undefined;
+  if (shellHub.data.kind === 2) return { size: shellHub.data.data };
+  const typed = shellHub.data.data;
+  return { bytes: typeof typed === "string" ? Buffer.from(typed, "utf8") : Buffer.from(typed) };
+}
+
 function relayTerminal(ws: WebSocket, channel: ClientChannel, session: LiveSession) {
+  const output = outputSender(ws);
   const greeting = terminalGreeting(session.device.announcement);
-  if (greeting) ws.send(Buffer.from(greeting));
+  if (greeting) output.send(Buffer.from(greeting));
   const toBrowser = (chunk: Buffer) => {
     session.output(chunk);
-    ws.send(chunk, { binary: true }, () => {
+    output.send(chunk, () => {
       if (ws.bufferedAmount < highWaterBytes / 4) channel.resume();
     });
     if (ws.bufferedAmount > highWaterBytes) channel.pause();
   };
   channel.on("data", toBrowser);
   channel.stderr.on("data", toBrowser);
-  channel.once("close", () => ws.close(1000, "shell ended"));
+  channel.once("close", () => {
+    output.end();
+    ws.close(1000, "shell ended");
+  });
   ws.on("message", (data: RawData, isBinary: boolean) => {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-    if (isBinary) {
+    const input = inputOf(data, isBinary);
+    if (!input) return;
+    if ("bytes" in input) {
       session.input();
-      channel.write(bytes);
+      channel.write(input.bytes);
       return;
     }
-    let message: unknown;
-    try {
-      message = JSON.parse(bytes.toString("utf8"));
-    } catch {
-      return;
-    }
-    const resize = terminalResize.safeParse(message);
-    if (!resize.success) return;
-    channel.setWindow(resize.data.rows, resize.data.cols, 0, 0);
-    session.resize(resize.data.cols, resize.data.rows);
+    channel.setWindow(input.size.rows, input.size.cols, 0, 0);
+    session.resize(input.size.cols, input.size.rows);
   });
 }

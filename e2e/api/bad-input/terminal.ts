@@ -3,6 +3,7 @@ import { seedNamespace } from "@/testing/seeds/namespaces";
 import type { Table } from "../support/bad-input";
 
 const longText = (length: number) => "a".repeat(length);
+const fingerprint = Array.from({ length: 16 }, () => "ab").join(":");
 
 function createTerminalTokenTable(): Table {
   return {
@@ -36,6 +37,26 @@ function createTerminalTokenTable(): Table {
         ["username"],
       ],
       ["an empty password", (v) => ({ body: { device: v.device, username: "root", password: "" } }), ["password"]],
+      [
+        "a fingerprint without a signature",
+        (v) => ({ body: { device: v.device, username: "root", fingerprint: fingerprint } }),
+        ["signature"],
+      ],
+      [
+        "a fingerprint that is not 16 hex pairs",
+        (v) => ({ body: { device: v.device, username: "root", fingerprint: "SHA256:abc", signature: "c2ln" } }),
+        ["fingerprint"],
+      ],
+      [
+        "a signature that is not base64",
+        (v) => ({ body: { device: v.device, username: "root", fingerprint, signature: "not base64!" } }),
+        ["signature"],
+      ],
+      [
+        "a signature and a password",
+        (v) => ({ body: { device: v.device, username: "root", fingerprint, signature: "c2ln", password: "x" } }),
+        ["password"],
+      ],
       [
         "a private key that is not a key",
         (v) => ({ body: { device: v.device, username: "root", private_key: "not a key" } }),
