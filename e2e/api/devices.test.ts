@@ -259,9 +259,10 @@ describe("list devices", () => {
     expect(totalOf(response)).toBe(2);
   });
 
-  it("takes an empty filter as no filter", async () => {
-    const response = await listDevices(namespace, "filter=");
-    expect(response.status).toBe(200);
+  it("takes empty values (filter=, status=, sort_by=, ...) as no filter and the defaults", async () => {
+    const response = await listDevices(namespace, "filter=&status=&sort_by=&order_by=&page=&per_page=");
+    expect(response.status, response.text).toBe(200);
+    expect(namesOf(response)).toEqual(namesOf(await listDevices(namespace)));
     expect(totalOf(response)).toBe(5);
   });
 

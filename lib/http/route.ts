@@ -63,9 +63,13 @@ function toValidationError(error: ZodError, where: string, asFieldNames: boolean
   return new ValidationError(issues, asFieldNames);
 }
 
+/**
+ * The query's parameters, the first value of each. An empty value (`status=`) is no value: the
+ * parameter's default or no filter, as clients that send every parameter of a form expect.
+ */
 function queryObject(url: URL): Record<string, string> {
   const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) query[key] ??= value;
+  for (const [key, value] of url.searchParams) if (value !== "") query[key] ??= value;
   return query;
 }
 

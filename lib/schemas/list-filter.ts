@@ -23,7 +23,6 @@ export const filterQuery = z
   .string()
   .max(8192)
   .transform((value, context) => {
-    if (value === "") return [];
     let decoded: unknown;
     try {
       if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw new Error("not base64");
