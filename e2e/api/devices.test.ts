@@ -196,6 +196,10 @@ describe("list devices", () => {
     ["online eq true", () => [property("online", "eq", true)], ["echo", "bravo", "alpha"]],
     ["tags contains", () => [property("tags", "contains", "prod")], ["bravo", "alpha"]],
     ["tags eq", () => [property("tags", "eq", "emea")], ["delta", "alpha"]],
+    // What the ShellHub UI's tag selector sends: the devices with every selected tag.
+    ["tags contains a list: all of it", () => [property("tags", "contains", ["prod", "emea"])], ["alpha"]],
+    ["tags contains a list of one", () => [property("tags", "contains", ["emea"])], ["delta", "alpha"]],
+    ["tags contains a list with an unused tag", () => [property("tags", "contains", ["prod", "nowhere"])], []],
     ["status eq", () => [property("status", "eq", "accepted")], ["delta", "alpha"]],
     ["status ne", () => [property("status", "ne", "accepted")], ["echo", "charlie", "bravo"]],
     [
