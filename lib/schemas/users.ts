@@ -20,16 +20,16 @@ export const registerBody = z.object({
   email_marketing: z.boolean().optional(),
 });
 
+/** A username or an e-mail address, as people type it to name an account. */
+export const accountIdentifier = z
+  .string()
+  .trim()
+  .min(3)
+  .max(254)
+  .transform((value) => value.toLowerCase());
+
 /** Login takes a username or an e-mail address in `username`. */
-export const loginBody = z.object({
-  username: z
-    .string()
-    .trim()
-    .min(3)
-    .max(254)
-    .transform((value) => value.toLowerCase()),
-  password: z.string().min(1).max(256),
-});
+export const loginBody = z.object({ username: accountIdentifier, password: z.string().min(1).max(256) });
 
 export const updateUserBody = z.object({
   name: personName.optional(),
