@@ -27,7 +27,7 @@ type AccessContext<A extends Access> = A extends { kind: "tenant" }
   : A extends { kind: "device" }
     ? { device: A extends { orInternal: true } ? DeviceCaller | null : DeviceCaller }
     : A extends { kind: "user" }
-      ? { userId: string; tokenTenant: string }
+      ? { userId: string; tokenTenant: string; token: string }
       : A extends { kind: "principal" }
         ? { caller: Caller }
         : object;
@@ -91,7 +91,7 @@ async function authorize(operation: Operation, request: Request, params: Record<
   if (access.kind === "principal") return { caller };
   if (access.kind === "user") {
     if (caller.kind !== "user") throw forbidden("API keys cannot be used on user routes");
-    return { userId: caller.userId, tokenTenant: caller.tokenTenant };
+    return { userId: caller.userId, tokenTenant: caller.tokenTenant, token: caller.token };
   }
   if (caller.kind === "apikey" && access.apiKey === false)
     throw forbidden("API keys cannot be used for this operation");

@@ -68,7 +68,7 @@ export const userObject = z.object({
 });
 export type UserObject = z.infer<typeof userObject>;
 
-/** The current user as `GET /api/auth/user` shows it: the User object without a new token. */
+/** The current user as account updates answer: the User object without a token. */
 export const currentUser = userObject.omit({ token: true });
 
 /** Registration answers with a message instead while accounts wait for their e-mail confirmation. */
