@@ -353,6 +353,18 @@ function addMemberTable(): Table {
       ["a 2-character identifier", () => ({ body: { identifier: "ab", role: "observer" } }), ["identifier"]],
       ["a numeric identifier", () => ({ body: { identifier: 12345, role: "observer" } }), ["identifier"]],
       ["a 255-character identifier", () => ({ body: { identifier: longText(255), role: "observer" } }), ["identifier"]],
+      [
+        "username and email at once",
+        (v) => ({ body: { username: v.username, email: `${v.username}@example.com`, role: "observer" } }),
+        ["username", "email"],
+      ],
+      [
+        "identifier and username at once",
+        (v) => ({ body: { identifier: v.username, username: v.username, role: "observer" } }),
+        ["identifier", "username"],
+      ],
+      ["a 2-character username", () => ({ body: { username: "ab", role: "observer" } }), ["username"]],
+      ["a numeric email", () => ({ body: { email: 12345, role: "observer" } }), ["email"]],
     ],
   };
 }

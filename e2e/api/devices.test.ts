@@ -196,6 +196,10 @@ describe("list devices", () => {
     ["online eq true", () => [property("online", "eq", true)], ["echo", "bravo", "alpha"]],
     ["tags contains", () => [property("tags", "contains", "prod")], ["bravo", "alpha"]],
     ["tags eq", () => [property("tags", "eq", "emea")], ["delta", "alpha"]],
+    // What the ShellHub UI's tag selector sends: the devices with every selected tag.
+    ["tags contains a list: all of it", () => [property("tags", "contains", ["prod", "emea"])], ["alpha"]],
+    ["tags contains a list of one", () => [property("tags", "contains", ["emea"])], ["delta", "alpha"]],
+    ["tags contains a list with an unused tag", () => [property("tags", "contains", ["prod", "nowhere"])], []],
     ["status eq", () => [property("status", "eq", "accepted")], ["delta", "alpha"]],
     ["status ne", () => [property("status", "ne", "accepted")], ["echo", "charlie", "bravo"]],
     [
@@ -259,9 +263,10 @@ describe("list devices", () => {
     expect(totalOf(response)).toBe(2);
   });
 
-  it("takes an empty filter as no filter", async () => {
-    const response = await listDevices(namespace, "filter=");
-    expect(response.status).toBe(200);
+  it("takes empty values (filter=, status=, sort_by=, ...) as no filter and the defaults", async () => {
+    const response = await listDevices(namespace, "filter=&status=&sort_by=&order_by=&page=&per_page=");
+    expect(response.status, response.text).toBe(200);
+    expect(namesOf(response)).toEqual(namesOf(await listDevices(namespace)));
     expect(totalOf(response)).toBe(5);
   });
 

@@ -58,6 +58,44 @@ describe("add a member", () => {
     expect((await rolesOf(namespace))[user.id]).toBe("observer");
   });
 
+  it("takes the name under username (ShellHub UI 0.16) or email (0.17) as under identifier", async () => {
+    const [byUsername, byEmail] = await Promise.all([seedUser(), seedUser()]);
+    const owner = { token: namespace.owner.tenantToken };
+    const first = await call("POST", membersUrl(namespace), {
+      ...owner,
+      body: { username: byUsername.username, role: "operator" },
+    });
+    expect(first.status, first.text).toBe(200);
+    const second = await call("POST", membersUrl(namespace), {
+      ...owner,
+      body: { email: byEmail.email.toUpperCase(), role: "observer" },
+    });
+    expect(second.status, second.text).toBe(200);
+    const roles = await rolesOf(namespace);
+    expect([roles[byUsername.id], roles[byEmail.id]]).toEqual(["operator", "observer"]);
+  });
+
+  it("answers 400 naming the fields when the name comes under several of identifier, username, email, or none", async () => {
+    const user = await seedUser();
+    const before = await rolesOf(namespace);
+    const post = (body: Record<string, string>) =>
+      call("POST", membersUrl(namespace), { token: namespace.owner.tenantToken, body: { ...body, role: "observer" } });
+    const fieldsOf = (response: { body: { fields: { field: string }[] } }) =>
+      response.body.fields.map(({ field }) => field);
+
+    const two = await post({ username: user.username, email: user.email });
+    expect(two.status).toBe(400);
+    expect(two.body.message).toEqual(expect.any(String));
+    expect(fieldsOf(two)).toEqual(["username", "email"]);
+    const three = await post({ identifier: user.username, username: user.username, email: user.email });
+    expect(three.status).toBe(400);
+    expect(fieldsOf(three)).toEqual(["identifier", "username", "email"]);
+    const none = await post({});
+    expect(none.status).toBe(400);
+    expect(fieldsOf(none)).toEqual(["identifier"]);
+    expect(await rolesOf(namespace)).toEqual(before);
+  });
+
   it("answers 404 for an unknown username or e-mail and adds nobody", async () => {
     const before = await rolesOf(namespace);
     for (const identifier of ["nosuchuser-zz9", "nobody-zz9@example.com"]) {

@@ -236,26 +236,48 @@ describe("MFA login", () => {
     expect(right.body).not.toHaveProperty("token");
   });
 
-  it("counts wrong codes in the login lockout like wrong passwords", async () => {
+  it("never counts the right password as a failure: a person back at the password step is not locked out", async () => {
     const user = await newUser();
     const { authenticator } = await withMfa(user);
     const source = newSource();
+    // More right passwords than the lockout's 3 failures, each answered with a new MFA token.
+    for (let attempt = 1; attempt <= 4; attempt++) await passwordStep(user, source);
+    // A wrong password in between starts from zero, and the next right one clears it again.
+    const wrong = await api("POST", "/api/login", { body: { username: user.username, password: "wrong" }, source });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("x-account-lockout")).toBe("0");
     const token = await passwordStep(user, source);
-    expect((await authMfa(token, await wrongCode(authenticator), source)).headers.get("x-account-lockout")).toBe("0");
-    const locking = await authMfa(token, await wrongCode(authenticator), source);
+    const passed = await authMfa(token, await authenticator.next(), source);
+    expect(passed.status, passed.text).toBe(200);
+  });
+
+  it("counts wrong codes in a lockout of the code step: new tokens do not reset it, the password step stays open", async () => {
+    const user = await newUser();
+    const { authenticator } = await withMfa(user);
+    const source = newSource();
+    const first = await passwordStep(user, source);
+    for (const attempt of [1, 2]) {
+      const wrong = await authMfa(first, await wrongCode(authenticator), source);
+      expect(wrong.status, `attempt ${attempt}`).toBe(401);
+      expect(wrong.headers.get("x-account-lockout"), `attempt ${attempt}`).toBe("0");
+    }
+    // A right password and a new token in between change nothing: the third wrong code locks.
+    const second = await passwordStep(user, source);
+    const locking = await authMfa(second, await wrongCode(authenticator), source);
     expect(locking.status).toBe(401);
     const until = Number(locking.headers.get("x-account-lockout"));
     expect(until).toBeGreaterThan(Date.now() / 1000);
-    const locked = await authMfa(token, await authenticator.next(), source);
+    // While locked, the code is not even looked at.
+    const locked = await authMfa(second, await authenticator.codeAt(0), source);
     expect(locked.status).toBe(429);
     expect(locked.headers.get("x-account-lockout")).toBe(String(until));
-    const password = await api("POST", "/api/login", {
-      body: { username: user.username, password: user.password },
-      source,
-    });
-    expect(password.status).toBe(429);
+    // The password step is not locked; its token meets the same locked code step.
+    const third = await passwordStep(user, source);
+    expect((await authMfa(third, await authenticator.codeAt(0), source)).status).toBe(429);
     // Another source is not locked.
-    await passwordStep(user, newSource());
+    const elsewhere = newSource();
+    const passed = await authMfa(await passwordStep(user, elsewhere), await authenticator.next(), elsewhere);
+    expect(passed.status, passed.text).toBe(200);
   });
 });
 

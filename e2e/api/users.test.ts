@@ -218,12 +218,14 @@ describe("login and POST /api/auth/user", () => {
 });
 
 describe("GET /api/auth/user", () => {
-  it("returns the bearer's User object without a token", async () => {
+  it("returns the bearer's User object as login answers it, with the bearer's own token", async () => {
     const namespace = await seedNamespace();
     const response = await me(namespace.owner.tenantToken);
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(currentUserKeys);
+    expect(Object.keys(response.body).sort()).toEqual(userObjectKeys);
     expect(response.body).toEqual({
+      // The same token, not a new one: a token cannot renew itself for ever.
+      token: namespace.owner.tenantToken,
       id: namespace.owner.id,
       user: namespace.owner.username,
       name: "Test User",
@@ -235,9 +237,24 @@ describe("GET /api/auth/user", () => {
     });
   });
 
+  it("answers a token that keeps working, as the ShellHub UI takes it for its session", async () => {
+    const user = await seedUser();
+    const response = await me(user.token);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ token: user.token, tenant: "", role: "" });
+    expect((await me(response.body.token)).status).toBe(200);
+  });
+
   it("answers 401 with a message without credentials", async () => {
     const response = await call("GET", "/api/auth/user");
     expect(response.status).toBe(401);
+    expect(response.body).toEqual({ message: expect.any(String) });
+  });
+
+  it("refuses an API key (403): a key never gets a user token", async () => {
+    const namespace = await seedNamespace();
+    const response = await call("GET", "/api/auth/user", { apiKey: await seedApiKey(namespace) });
+    expect(response.status).toBe(403);
     expect(response.body).toEqual({ message: expect.any(String) });
   });
 });

@@ -78,7 +78,7 @@ export const addMember = defineOperation({
   method: "POST",
   path: "/api/namespaces/{tenant}/members",
   tag,
-  summary: "Add a member by username or e-mail",
+  summary: "Add a member by username or e-mail (`identifier`, or the same under `username` or `email`)",
   access: { kind: "tenant", permission: "member.add", ...inPath },
   params: tenantParams,
   body: addMemberBody,

@@ -48,9 +48,9 @@ export const getCurrentUser = defineOperation({
   method: "GET",
   path: "/api/auth/user",
   tag,
-  summary: "The user of the bearer token",
+  summary: "The User object of the bearer token, as login answers it, with that same token",
   access: { kind: "user" },
-  response: currentUser,
+  response: userObject,
 });
 
 export const getToken = defineOperation({

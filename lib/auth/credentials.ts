@@ -10,7 +10,7 @@ import { lowerRole, type MemberRole } from "./roles";
 import { hashToken } from "./token-hash";
 
 export type Caller =
-  | { kind: "user"; userId: string; tokenTenant: string }
+  | { kind: "user"; userId: string; tokenTenant: string; token: string }
   | { kind: "apikey"; tenantId: string; role: MemberRole; createdBy: string };
 
 declare const scopeBrand: unique symbol;
@@ -33,7 +33,7 @@ export async function resolveCaller(db: Executor, headers: Headers): Promise<Cal
   if (!claims) throw unauthorized("invalid or expired token");
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, claims.sub));
   if (!user) throw unauthorized("the token's user no longer exists");
-  return { kind: "user", userId: user.id, tokenTenant: claims.tenant };
+  return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token: match[1] };
 }
 
 async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {

@@ -29,7 +29,7 @@ type AccessContext<A extends Access> = A extends { kind: "tenant"; allowsNoCrede
     : A extends { kind: "device" }
       ? { device: A extends { orInternal: true } ? DeviceCaller | null : DeviceCaller }
       : A extends { kind: "user" }
-        ? { userId: string; tokenTenant: string }
+        ? { userId: string; tokenTenant: string; token: string }
         : A extends { kind: "principal" }
           ? { caller: Caller }
           : object;
@@ -65,9 +65,13 @@ function toValidationError(error: ZodError, where: string, asFieldNames: boolean
   return new ValidationError(issues, asFieldNames);
 }
 
+/**
+ * The query's parameters, the first value of each. An empty value (`status=`) is no value: the
+ * parameter's default or no filter, as clients that send every parameter of a form expect.
+ */
 function queryObject(url: URL): Record<string, string> {
   const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) query[key] ??= value;
+  for (const [key, value] of url.searchParams) if (value !== "") query[key] ??= value;
   return query;
 }
 
@@ -90,7 +94,7 @@ async function authorize(operation: Operation, request: Request, params: Record<
   if (access.kind === "principal") return { caller };
   if (access.kind === "user") {
     if (caller.kind !== "user") throw forbidden("API keys cannot be used on user routes");
-    return { userId: caller.userId, tokenTenant: caller.tokenTenant };
+    return { userId: caller.userId, tokenTenant: caller.tokenTenant, token: caller.token };
   }
   if (caller.kind === "apikey" && access.apiKey === false)
     throw forbidden("API keys cannot be used for this operation");

@@ -5,7 +5,8 @@ const propertyCondition = z.object({
   params: z.object({
     name: z.string().min(1).max(100),
     operator: z.enum(["contains", "eq", "ne", "gt", "lt", "bool"]),
-    value: z.union([z.string().max(1024), z.number(), z.boolean()]),
+    // A list only means something for `contains` on tags (all of them); the service refuses it elsewhere.
+    value: z.union([z.string().max(1024), z.number(), z.boolean(), z.array(z.string().max(1024)).min(1).max(20)]),
   }),
 });
 
@@ -23,7 +24,6 @@ export const filterQuery = z
   .string()
   .max(8192)
   .transform((value, context) => {
-    if (value === "") return [];
     let decoded: unknown;
     try {
       if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw new Error("not base64");

@@ -1,14 +1,9 @@
 import { z } from "zod";
+import { accountIdentifier } from "./users";
 
 const totpCode = z.string().regex(/^\d{6}$/, "6 digits");
 /** Recovery and reset codes: 10 letters and digits, typed by a person (case and blanks ignored). */
 const typedCode = z.string().trim().min(1).max(64);
-const identifier = z
-  .string()
-  .trim()
-  .min(3)
-  .max(254)
-  .transform((value) => value.toLowerCase());
 
 export const mfaCredentials = z.object({
   link: z.string(),
@@ -20,9 +15,9 @@ export const mfaCredentials = z.object({
 
 export const authMfaBody = z.object({ token: z.uuid(), code: totpCode });
 
-export const recoverMfaBody = z.object({ identifier, recovery_code: typedCode });
+export const recoverMfaBody = z.object({ identifier: accountIdentifier, recovery_code: typedCode });
 
-export const requestMfaResetBody = z.object({ identifier });
+export const requestMfaResetBody = z.object({ identifier: accountIdentifier });
 
 export const enableMfaBody = z.object({
   code: totpCode,

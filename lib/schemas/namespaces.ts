@@ -2,6 +2,7 @@ import { z } from "zod";
 import { terminalSafe } from "../text";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
+import { accountIdentifier } from "./users";
 
 /** Namespace names take part in SSH addresses (`user@namespace.device@host`): hostname-like, no dots. */
 export const namespaceName = z
@@ -20,15 +21,41 @@ export const editNamespaceBody = z.object({ name: namespaceName.optional(), sett
 
 export const listNamespacesQuery = pagination.extend({ filter: filterQuery });
 
-export const addMemberBody = z.object({
-  identifier: z
-    .string()
-    .trim()
-    .min(3)
-    .max(254)
-    .transform((value) => value.toLowerCase()),
-  role: memberRole,
-});
+/** The fields the new member's username or e-mail may come in: ShellHub's UI 0.16 sends `username`, 0.17 `email`. */
+const identifierFields = ["identifier", "username", "email"] as const;
+
+/** Add a member: `identifier` (a username or an e-mail), or the same as `username` or `email`; exactly one. */
+export const addMemberBody = z
+  .object({
+    identifier: accountIdentifier.optional(),
+    username: accountIdentifier.optional(),
+    email: accountIdentifier.optional(),
+    role: memberRole,
+  })
+  .superRefine(
+    (body, context) => {
+      const given = identifierFields.filter((field) => body[field] !== undefined);
+      if (given.length === 0) {
+        context.addIssue({
+          code: "custom",
+          message: "give identifier (a username or an e-mail)",
+          path: ["identifier"],
+        });
+      }
+      if (given.length > 1) {
+        for (const field of given) {
+          context.addIssue({ code: "custom", message: `give only one of ${given.join(", ")}`, path: [field] });
+        }
+      }
+    },
+    // Also when another field is bad, so that one answer names every field to fix; not for a body that is no object.
+    { when: ({ value }) => typeof value === "object" && value !== null && !Array.isArray(value) },
+  )
+  // The check above leaves exactly one of the three.
+  .transform(({ identifier, username, email, role }) => ({
+    identifier: (identifier ?? username ?? email) as string,
+    role,
+  }));
 export const updateMemberBody = z.object({ role: memberRole });
 export const memberParams = z.object({ tenant: tenantId, uid: z.uuid() });
 

@@ -20,16 +20,16 @@ export const registerBody = z.object({
   email_marketing: z.boolean().optional(),
 });
 
+/** A username or an e-mail address, as people type it to name an account. */
+export const accountIdentifier = z
+  .string()
+  .trim()
+  .min(3)
+  .max(254)
+  .transform((value) => value.toLowerCase());
+
 /** Login takes a username or an e-mail address in `username`. */
-export const loginBody = z.object({
-  username: z
-    .string()
-    .trim()
-    .min(3)
-    .max(254)
-    .transform((value) => value.toLowerCase()),
-  password: z.string().min(1).max(256),
-});
+export const loginBody = z.object({ username: accountIdentifier, password: z.string().min(1).max(256) });
 
 export const updateUserBody = z.object({
   name: personName.optional(),
@@ -68,7 +68,7 @@ export const userObject = z.object({
 });
 export type UserObject = z.infer<typeof userObject>;
 
-/** The current user as `GET /api/auth/user` shows it: the User object without a new token. */
+/** The current user as account updates answer: the User object without a token. */
 export const currentUser = userObject.omit({ token: true });
 
 /** Registration answers with a message instead while accounts wait for their e-mail confirmation. */

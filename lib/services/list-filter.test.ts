@@ -12,7 +12,7 @@ import { createUser } from "./users";
 
 type Operator = "contains" | "eq" | "ne" | "gt" | "lt" | "bool";
 
-const prop = (name: string, operator: Operator, value: string | number | boolean): FilterItem => ({
+const prop = (name: string, operator: Operator, value: string | number | boolean | string[]): FilterItem => ({
   type: "property",
   params: { name, operator, value },
 });
@@ -267,12 +267,20 @@ describe("filterToSql on tags", () => {
     ["a whole tag only", [prop("tags", "contains", "pro")], []],
     ["'%' literally", [prop("tags", "contains", "p%")], ["d-pct"]],
     ["or", [prop("tags", "eq", "dev"), prop("tags", "eq", "eu"), op("or")], ["d-dev", "d-prod"]],
+    ["contains a list: every tag of it", [prop("tags", "contains", ["eu", "prod"])], ["d-prod"]],
+    ["contains a list of one", [prop("tags", "contains", ["dev"])], ["d-dev"]],
+    ["contains a list some tag of which no device has", [prop("tags", "contains", ["prod", "dev"])], []],
   ] as [string, FilterItem[], string[]][])("%s", async (_, items, expected) => {
     expect(await selectDevices(items)).toEqual(expected);
   });
 
   it("refuses gt on tags with 400", () => {
     expectBadRequest([prop("tags", "gt", "a")], tagFields, /takes contains or eq/);
+  });
+
+  it("refuses a list with any operator but contains, or on a property other than tags, with 400", () => {
+    expectBadRequest([prop("tags", "eq", ["prod"])], tagFields, /list of values is only for contains on tags/);
+    expectBadRequest([prop("name", "contains", ["alpha"])], fields, /list of values is only for contains on tags/);
   });
 });
 
@@ -298,8 +306,7 @@ describe("filterQuery", () => {
     expect(filterQuery.parse(urlSafe)).toEqual(items);
   });
 
-  it("takes an empty or missing filter as no filter", () => {
-    expect(filterQuery.parse("")).toEqual([]);
+  it("takes a missing filter as no filter (the route drops an empty one)", () => {
     expect(filterQuery.parse(undefined)).toBeUndefined();
   });
 
@@ -320,6 +327,19 @@ describe("filterQuery", () => {
     ["an unknown logical operator", [{ type: "operator", params: { name: "xor" } }]],
     ["an object as value", [{ type: "property", params: { name: "name", operator: "eq", value: { $ne: 1 } } }]],
     ["an empty property name", [{ type: "property", params: { name: "", operator: "eq", value: "x" } }]],
+    ["an empty list as value", [prop("tags", "contains", [])]],
+    ["a list of numbers as value", [{ type: "property", params: { name: "tags", operator: "contains", value: [1] } }]],
+    ["a nested list as value", [{ type: "property", params: { name: "tags", operator: "contains", value: [["a"]] } }]],
+    [
+      "a list of 21 values",
+      [
+        prop(
+          "tags",
+          "contains",
+          Array.from({ length: 21 }, (_, index) => `tag${index}`),
+        ),
+      ],
+    ],
     ["more than 20 items", Array.from({ length: 21 }, () => prop("name", "eq", "x"))],
   ])("refuses %s", (_, value) => {
     const messages = issues(encode(value as unknown));

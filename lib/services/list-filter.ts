@@ -4,6 +4,8 @@ import type { FilterItem, PropertyCondition } from "../schemas/list-filter";
 
 export type FilterField = { column: Column | SQL; type: "text" | "boolean" | "number" | "date" | "tags" };
 
+type ScalarValue = Exclude<PropertyCondition["params"]["value"], string[]>;
+
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (match) => `\\${match}`);
 
 // Number properties are PostgreSQL integers; a value past their range is bad input, not a
@@ -13,7 +15,7 @@ const isInteger = (number: number) => Number.isInteger(number) && number >= -(2 
 // JavaScript takes years 0, negative and past 9999, which PostgreSQL refuses in the ISO form.
 const isStorableDate = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
 
-function typedValue(field: FilterField, value: string | number | boolean): SQL | string | number | undefined {
+function typedValue(field: FilterField, value: ScalarValue): SQL | string | number | undefined {
   if (field.type === "number") {
     const number = typeof value === "boolean" || String(value).trim() === "" ? Number.NaN : Number(value);
     return isInteger(number) ? number : undefined;
@@ -30,6 +32,18 @@ function condition({ params }: PropertyCondition, fields: Record<string, FilterF
   if (!field) throw badRequest(`filter: unknown property '${params.name}'`);
   const { column } = field;
   const value = params.value;
+  if (Array.isArray(value)) {
+    if (field.type !== "tags" || params.operator !== "contains") {
+      throw badRequest(
+        `filter: a list of values is only for contains on tags, not ${params.operator} on '${params.name}'`,
+      );
+    }
+    // The ShellHub UI's tag selector: the devices that have every selected tag.
+    return sql`(${sql.join(
+      value.map((tag) => sql`${tag} = any(${column})`),
+      sql` and `,
+    )})`;
+  }
   if (params.operator === "bool" || field.type === "boolean") {
     if (field.type !== "boolean") throw badRequest(`filter: '${params.name}' is not a boolean`);
     const truth = value === true || value === "true" || value === 1;

@@ -9,9 +9,9 @@ import { findUserByIdentifier, hasMfa, loggedIn } from "./users";
  * Logs a user in by username or e-mail. Attempts count per (source, account): the third failure
  * in a row locks the pair (429 with `X-Account-Lockout`, epoch seconds). Unknown users and wrong
  * passwords answer alike and take the same time. Any failure of the lockout store fails the login.
- * For an MFA user the right password only earns an `X-MFA-Token`; the attempt stays counted
- * until Auth MFA completes the login, so codes cannot be guessed between passwords (`hasMfa`:
- * never in the community edition).
+ * The right password is never a failure: for an MFA user it earns an `X-MFA-Token`, and Auth MFA
+ * counts wrong codes against that token and in a lockout of its own (`hasMfa`: never in the
+ * community edition), so a person who goes back to the password step is not locked out.
  */
 export async function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
   const user = await findUserByIdentifier(db, credentials.username);
@@ -19,9 +19,9 @@ export async function loginUser(db: Executor, credentials: { username: string; p
   const lockout = await countLoginAttempt(db, key);
   const isValid = await verifyPassword(user?.passwordHash, credentials.password);
   if (!user || !isValid) throw unauthorized("invalid username or password", lockout);
-  if (!hasMfa(user)) await clearFailures(db, key);
+  await clearFailures(db, key);
   // Told only after the right password, so the answer reveals nothing to a guesser.
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
-  if (hasMfa(user)) throw await mfaChallenge(db, user, lockout);
+  if (hasMfa(user)) throw await mfaChallenge(db, user);
   return loggedIn(db, user);
 }

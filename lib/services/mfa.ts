@@ -4,7 +4,7 @@ import QRCode from "qrcode";
 import { mfaRecoveryCodes } from "@/models/mfa-recovery-codes";
 import { userTokens } from "@/models/user-tokens";
 import { type UserRow, users } from "@/models/users";
-import { clearFailures, countLoginAttempt } from "../auth/lockout";
+import { clearFailures, countLoginAttempt, lockoutHeader } from "../auth/lockout";
 import { openSecret, sealSecret } from "../auth/secret-box";
 import { hashToken } from "../auth/token-hash";
 import { matchTotp, newTotpSecret, totpUri } from "../auth/totp";
@@ -126,14 +126,24 @@ export async function enableMfa(
  * The answer to the right password of an MFA user: 401 with an `X-MFA-Token` (5 minutes, single
  * use, 5 tries) that grants nothing but the right to send a code to Auth MFA.
  */
-export async function mfaChallenge(db: Executor, user: UserRow, headers: Record<string, string>) {
+export async function mfaChallenge(db: Executor, user: UserRow) {
   const token = await issueToken(db, user.id, "mfa_login", mfaTokenSeconds, { token: randomUUID(), replace: false });
-  return unauthorized("enter the code of your authenticator app (Auth MFA)", { ...headers, "X-MFA-Token": token });
+  return unauthorized("enter the code of your authenticator app (Auth MFA)", {
+    [lockoutHeader]: "0",
+    "X-MFA-Token": token,
+  });
 }
 
 /**
- * The second step of an MFA login. Each try counts against the token (5 at most, counted before
- * the code is checked) and in the login lockout, like a wrong password.
+ * The lockout of the second-factor steps (TOTP, recovery and reset codes) of a (source, account),
+ * apart from the password's: wrong codes never lock the password step, and a right password does
+ * not reset the count of wrong codes. Only a completed second-factor step clears it.
+ */
+const secondFactorLockoutKey = (source: string, account: string) => ({ source, subject: `mfa:${account}` });
+
+/**
+ * The second step of an MFA login. Each try counts against the token (5 at most, from any
+ * source) and in the second-factor lockout, both before the code is checked.
  */
 export async function authMfa(db: Executor, input: { token: string; code: string }, source: string) {
   const [tried] = await db
@@ -149,7 +159,7 @@ export async function authMfa(db: Executor, input: { token: string; code: string
     )
     .returning({ id: userTokens.id, userId: userTokens.userId });
   if (!tried) throw unauthorized("invalid or expired MFA token: log in again");
-  const key = { source, subject: `user:${tried.userId}` };
+  const key = secondFactorLockoutKey(source, tried.userId);
   const headers = await countLoginAttempt(db, key);
   const user = await requireUser(db, tried.userId);
   if (!(await acceptTotp(db, user, input.code))) throw unauthorized("invalid code", headers);
@@ -161,11 +171,11 @@ export async function authMfa(db: Executor, input: { token: string; code: string
 
 /**
  * Logs in with a recovery code instead of a TOTP code. The code is spent, but for 10 minutes it
- * still disables MFA (`X-Expires-At`). Counts in the login lockout like a password.
+ * still disables MFA (`X-Expires-At`). Counts in the second-factor lockout.
  */
 export async function recoverMfa(db: Executor, input: { identifier: string; recovery_code: string }, source: string) {
   const user = await findUserByIdentifier(db, input.identifier);
-  const key = { source, subject: user ? `user:${user.id}` : `name:${input.identifier}` };
+  const key = secondFactorLockoutKey(source, user ? user.id : `name:${input.identifier}`);
   const headers = await countLoginAttempt(db, key);
   const [spent] = user?.mfaEnabled
     ? await db
@@ -254,14 +264,14 @@ export async function requestMfaReset(db: Executor, identifier: string, source: 
   return { message: "if the account has MFA, a code is on its way to each of its e-mail addresses" };
 }
 
-/** Turns MFA off with both mailed codes and logs the user in. Counts in the login lockout. */
+/** Turns MFA off with both mailed codes and logs the user in. Counts in the second-factor lockout. */
 export async function resetMfa(
   db: Executor,
   userId: string,
   input: { main_email_code: string; recovery_email_code: string },
   source: string,
 ) {
-  const key = { source, subject: `user:${userId}` };
+  const key = secondFactorLockoutKey(source, userId);
   const headers = await countLoginAttempt(db, key);
   // Both codes are locked, then spent together, or neither is (one right code alone spends nothing).
   const isReset = await db.transaction(async (tx) => {

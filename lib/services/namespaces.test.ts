@@ -9,7 +9,7 @@ import { sessions } from "@/models/sessions";
 import { users } from "@/models/users";
 import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
-import { insertUser } from "@/testing/rows/users";
+import { insertUser, userCaller } from "@/testing/rows/users";
 import { resolveScope } from "../auth/credentials";
 import { hashToken } from "../auth/token-hash";
 import type { Db } from "../db";
@@ -89,17 +89,13 @@ describe("namespace service", () => {
 
   it("counts only accepted devices in device_count", async () => {
     const { owner, tenantId } = await populatedNamespace();
-    const scope = await resolveScope(db, { kind: "user", userId: owner.id, tokenTenant: tenantId }, tenantId);
+    const scope = await resolveScope(db, await userCaller(owner.id, tenantId), tenantId);
     const namespace = await getNamespace(db, scope);
     expect(namespace.device_count).toBe(2);
-    const listed = await listNamespaces(
-      db,
-      { kind: "user", userId: owner.id, tokenTenant: tenantId },
-      {
-        page: 1,
-        per_page: 10,
-      },
-    );
+    const listed = await listNamespaces(db, await userCaller(owner.id, tenantId), {
+      page: 1,
+      per_page: 10,
+    });
     expect(listed.items.map((item) => item.device_count)).toEqual([2]);
     await insertDevice(db, tenantId, "accepted");
     expect((await getNamespace(db, scope)).device_count).toBe(3);
@@ -111,11 +107,7 @@ describe("namespace service", () => {
     const full = { namespaces: 1, members: 2, apiKeys: 1, devices: 6, publicKeys: 1, sessions: 1 };
     expect(await rowsOf(doomed.tenantId)).toEqual(full);
 
-    const scope = await resolveScope(
-      db,
-      { kind: "user", userId: doomed.owner.id, tokenTenant: doomed.tenantId },
-      doomed.tenantId,
-    );
+    const scope = await resolveScope(db, await userCaller(doomed.owner.id, doomed.tenantId), doomed.tenantId);
     expect(scope.role).toBe("owner");
     await deleteNamespace(db, scope);
 

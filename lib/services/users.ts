@@ -178,6 +178,18 @@ export async function getCurrentUser(db: Executor, userId: string, tokenTenant: 
   return describeUser(user, await roleIn(db, userId, tokenTenant));
 }
 
+/**
+ * The bearer's User object as login answers it, with the bearer's own token: clients keep the
+ * token of this answer as their session. No new token: that would let a token renew itself
+ * for ever.
+ */
+export async function getBearerUserObject(
+  db: Executor,
+  bearer: { userId: string; tokenTenant: string; token: string },
+): Promise<UserObject> {
+  return { token: bearer.token, ...(await getCurrentUser(db, bearer.userId, bearer.tokenTenant)) };
+}
+
 export type UpdateUserInput = {
   name?: string;
   username?: string;

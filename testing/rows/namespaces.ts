@@ -4,7 +4,7 @@ import { resolveScope, type Scope } from "@/lib/auth/credentials";
 import type { Db } from "@/lib/db";
 import { createNamespace } from "@/lib/services/namespaces";
 import { namespaces } from "@/models/namespaces";
-import { insertUser } from "./users";
+import { insertUser, userCaller } from "./users";
 
 /** A new namespace row and its owner's scope; `maxDevices` is set directly (no API changes it). */
 export async function seedScope(db: Db, maxDevices = -1): Promise<Scope> {
@@ -12,5 +12,5 @@ export async function seedScope(db: Db, maxDevices = -1): Promise<Scope> {
   const namespace = await createNamespace(db, user.id, { name: `ns${randomUUID().slice(0, 8)}` });
   if (!namespace) throw new Error("no namespace");
   await db.update(namespaces).set({ maxDevices }).where(eq(namespaces.tenantId, namespace.tenant_id));
-  return resolveScope(db, { kind: "user", userId: user.id, tokenTenant: namespace.tenant_id });
+  return resolveScope(db, await userCaller(user.id, namespace.tenant_id));
 }

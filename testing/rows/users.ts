@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Caller } from "@/lib/auth/credentials";
+import { signUserToken } from "@/lib/auth/jwt";
 import type { Executor } from "@/lib/db";
 import { users } from "@/models/users";
 
@@ -11,4 +13,9 @@ export async function insertUser(db: Executor) {
     .returning();
   if (!user) throw new Error("no user");
   return user;
+}
+
+/** The user as the route wrapper sees a caller with a token for `tenantId`. */
+export async function userCaller(userId: string, tenantId: string): Promise<Caller> {
+  return { kind: "user", userId, tokenTenant: tenantId, token: await signUserToken({ sub: userId, tenant: tenantId }) };
 }

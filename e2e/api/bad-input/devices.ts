@@ -82,6 +82,11 @@ function listDevicesTable(): Table {
       ["contains on a date", () => ({ query: filter([property("last_seen", "contains", "2024")]) }), null],
       ["bool on a text property", () => ({ query: filter([property("name", "bool", true)]) }), null],
       ["gt on tags", () => ({ query: filter([property("tags", "gt", "abc")]) }), null],
+      ["an empty list of tags", () => ({ query: filter([property("tags", "contains", [])]) }), ["filter"]],
+      ["a list of numbers as tags", () => ({ query: filter([property("tags", "contains", [1, 2])]) }), ["filter"]],
+      ["a nested list of tags", () => ({ query: filter([property("tags", "contains", [["prod"]])]) }), ["filter"]],
+      ["a list of tags with eq", () => ({ query: filter([property("tags", "eq", ["prod"])]) }), null],
+      ["a list on a text property", () => ({ query: filter([property("name", "contains", ["a", "b"])]) }), null],
       ["a date that is not a date", () => ({ query: filter([property("created_at", "gt", "yesterday")]) }), null],
     ],
   };
