@@ -43,6 +43,19 @@ const coreRequests: Record<string, Entry> = {
   updateUserData: {
     request: (_namespace, actor) => ({ params: { id: actor.user.id }, body: { name: "Matrix Data" } }),
   },
+  deleteUser: {
+    freshNamespace: true,
+    // The owner's account goes once its namespace has gone; other members own nothing.
+    request: async (namespace, actor) => {
+      if (actor.via === "jwt" && actor.user.id === namespace.owner.id) {
+        const deleted = await call("DELETE", `/api/namespaces/${namespace.tenantId}`, {
+          token: namespace.owner.tenantToken,
+        });
+        if (deleted.status !== 200) throw new Error(`namespace delete failed: ${deleted.status} ${deleted.text}`);
+      }
+      return {};
+    },
+  },
   updateUserPassword: {
     request: (_namespace, actor) => ({
       params: { id: actor.user.id },
