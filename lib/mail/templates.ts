@@ -50,6 +50,27 @@ export function passwordRecoveryMail(to: string, name: string, userId: string, t
   );
 }
 
+export function invitationMail(
+  to: string,
+  name: string,
+  namespaceName: string,
+  tenantId: string,
+  userId: string,
+  sig: string,
+): Mail {
+  return compose(
+    to,
+    `You are invited to the namespace ${namespaceName}`,
+    [
+      `Hello ${name}, you are invited to join the namespace ${namespaceName}.`,
+      "The invitation is valid for 7 days. Log in with this account to accept it; from a script, send:\n" +
+        `PATCH /api/namespaces/${tenantId}/members/accept-invite {"sig": "${sig}"}`,
+      "If you do not want to join, ignore this mail.",
+    ],
+    { label: "Accept the invitation", url: link("/accept-invite", { "tenant-id": tenantId, "user-id": userId, sig }) },
+  );
+}
+
 export function mfaResetMail(to: string, name: string, code: string, which: "main" | "recovery"): Mail {
   const field = which === "main" ? "main_email_code" : "recovery_email_code";
   return compose(to, "Your code to turn off two-factor authentication", [

@@ -103,7 +103,9 @@ export async function redeemTerminalToken(db: Executor, token: string): Promise<
   const [member] = await db
     .select({ role: members.role })
     .from(members)
-    .where(and(eq(members.tenantId, ticket.tenantId), eq(members.userId, ticket.userId)));
+    .where(
+      and(eq(members.tenantId, ticket.tenantId), eq(members.userId, ticket.userId), eq(members.status, "accepted")),
+    );
   return member && can(member.role, "device.connect") ? ticket : undefined;
 }
 

@@ -91,7 +91,7 @@ async function roleIn(db: Executor, userId: string, tenantId: string | null | un
   const [row] = await db
     .select({ tenantId: members.tenantId, role: members.role })
     .from(members)
-    .where(and(eq(members.userId, userId), eq(members.tenantId, tenantId)));
+    .where(and(eq(members.userId, userId), eq(members.tenantId, tenantId), eq(members.status, "accepted")));
   return row;
 }
 
@@ -102,7 +102,7 @@ async function defaultMembership(db: Executor, user: UserRow) {
   const [first] = await db
     .select({ tenantId: members.tenantId, role: members.role })
     .from(members)
-    .where(eq(members.userId, user.id))
+    .where(and(eq(members.userId, user.id), eq(members.status, "accepted")))
     .orderBy(asc(members.addedAt))
     .limit(1);
   return first;
