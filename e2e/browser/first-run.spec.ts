@@ -6,8 +6,8 @@ import { cli } from "./support/outbox";
 
 async function fillAccount(page: Page) {
   await page.getByLabel(/^Your name/).fill("First Admin");
-  await page.getByLabel("Username").fill("first-admin");
-  await page.getByLabel("E-mail").fill("first-admin@example.com");
+  await page.getByLabel("Username", { exact: true }).fill("first-admin");
+  await page.getByLabel("E-mail", { exact: true }).fill("first-admin@example.com");
   await page.getByLabel(/^Password/).fill("first-pass");
   await page.getByLabel("The same again").fill("first-pass");
   await page.getByRole("button", { name: "Create the account" }).click();
