@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "@/testing/cli";
 import { call, uniqueName } from "@/testing/client";
 import { type OwnServer, startOwnServer } from "@/testing/own-server";
 
@@ -38,6 +39,8 @@ describe("first-run setup", () => {
     expect((await api("GET", "/info")).body).toMatchObject({ setup: false });
     const link = setupLink();
     expect(link.origin + link.pathname).toBe("https://devices.example.test/setup");
+    const printed = await cli(server.data, "setup", "link");
+    expect(printed.stdout.trim(), printed.stderr).toBe(link.href);
 
     const unsigned = await api("POST", "/api/setup", account("nosign"));
     expect(unsigned.status).toBe(400);
@@ -71,5 +74,8 @@ describe("first-run setup", () => {
 
     const again = await api("POST", `/api/setup${search}`, { ...account(uniqueName("c")), namespace: "another-one" });
     expect(again.status).toBe(409);
+    const printed = await cli(server.data, "setup", "link");
+    expect(printed.code).toBe(1);
+    expect(printed.stderr).toMatch(/set up already/);
   });
 });
