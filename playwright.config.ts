@@ -34,8 +34,16 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/healthcheck`,
     timeout: 180_000,
     reuseExistingServer: false,
-    // SSH_PORT=0: the gateway listens on a port the system chooses (/info tells it).
-    env: { PORT: String(port), SSH_PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+    // SSH_PORT=0: the gateway listens on a port the system chooses (/info tells it). Accounts
+    // wait for their activation link, so the mailed-link pages have mails to follow.
+    env: {
+      PORT: String(port),
+      SSH_PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      REQUIRE_EMAIL_CONFIRMATION: "true",
+    },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
   },
 });

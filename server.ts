@@ -19,6 +19,7 @@ import { authenticateDevice } from "./lib/services/agent";
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
+import { isSetUp, setupLink } from "./lib/services/setup";
 import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/host-key";
@@ -129,6 +130,9 @@ async function main() {
     sshPort,
     database: database.kind,
   });
+  if (!(await isSetUp(database.db))) {
+    log.info("no account yet: create the first one on the setup page", { url: setupLink() });
+  }
 
   const timers = [
     ...startTimers(database.db, config),

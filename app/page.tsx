@@ -7,10 +7,10 @@ export default function HomePage() {
   return (
     <main className="mx-auto max-w-2xl px-6 py-16">
       <h1 className="text-3xl font-semibold">Device access service</h1>
-      <p className="mt-4 text-slate-600">
+      <p className="mt-4 text-slate-600 dark:text-slate-300">
         Reach Linux devices behind NAT and firewalls over SSH. The API is served on this address; the OpenAPI document
         is at{" "}
-        <a className="text-blue-700 underline" href="/api/openapi.json">
+        <a className="text-blue-700 underline dark:text-blue-300" href="/api/openapi.json">
           /api/openapi.json
         </a>
         .

@@ -30,6 +30,10 @@ export const tenantIdColumn = () =>
 export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
 export type MemberRole = (typeof memberRoles)[number];
 
+/** A member invited by mail is `pending` until they accept; only `accepted` members act in the namespace. */
+export const memberStatuses = ["accepted", "pending"] as const;
+export type MemberStatus = (typeof memberStatuses)[number];
+
 export const members = pgTable(
   "members",
   {
@@ -38,6 +42,7 @@ export const members = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     role: text("role").$type<MemberRole>().notNull(),
+    status: text("status").$type<MemberStatus>().notNull().default("accepted"),
     addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.tenantId, table.userId] }), index("members_user_idx").on(table.userId)],

@@ -4,7 +4,8 @@ import { users } from "./users";
 
 /**
  * What a token proves: the link of the activation mail, of the password-recovery mail, the
- * password step of an MFA login (`X-MFA-Token`), or one of the two codes of an MFA reset.
+ * password step of an MFA login (`X-MFA-Token`), one of the two codes of an MFA reset, or the
+ * link of a namespace's invitation mail.
  */
 export const tokenPurposes = [
   "activation",
@@ -12,6 +13,7 @@ export const tokenPurposes = [
   "mfa_login",
   "mfa_reset_main",
   "mfa_reset_recovery",
+  "invitation",
 ] as const;
 export type TokenPurpose = (typeof tokenPurposes)[number];
 

@@ -1,21 +1,11 @@
-import { ResetPasswordForm } from "./reset-password-form";
+import { PasswordResetPage } from "@/components/password-reset-page";
 
 export const dynamic = "force-dynamic";
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-/** Where the password-recovery mail links to: `?uid=&token=`. */
+/** The recovery link of earlier mails, `?uid=&token=`: the same page as /update-password. */
 export default async function ResetPasswordPage({ searchParams }: { searchParams: Search }) {
   const { uid, token } = await searchParams;
-  const isComplete = typeof uid === "string" && typeof token === "string";
-  return (
-    <main className="mx-auto max-w-md px-6 py-16">
-      <h1 className="text-2xl font-semibold">Choose a new password</h1>
-      {isComplete ? (
-        <ResetPasswordForm uid={uid} token={token} />
-      ) : (
-        <p className="mt-4 text-red-700">This link is incomplete: open the link of the e-mail as it is.</p>
-      )}
-    </main>
-  );
+  return <PasswordResetPage uid={uid} token={token} />;
 }

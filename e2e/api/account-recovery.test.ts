@@ -49,9 +49,10 @@ async function register(source: string) {
   return { ...account, activation };
 }
 
+/** The activation page's link, as the API call the page makes with its query. */
 const activationPath = (received: ReceivedMail) => {
-  const link = linkIn(received, "https://devices.example.test/api/user/validation_account");
-  return `${link.pathname}${link.search}`;
+  const link = linkIn(received, "https://devices.example.test/validation-account");
+  return `/api/user/validation_account${link.search}`;
 };
 
 const login = (username: string, password: string, source?: string) =>
@@ -75,8 +76,8 @@ async function recoveryLink(email: string, after = 0) {
     email,
     (m) => m.subject === "Reset your password" && mail.mails.indexOf(m) >= after,
   );
-  const link = linkIn(received, "https://devices.example.test/reset-password");
-  return { uid: link.searchParams.get("uid") ?? "", token: link.searchParams.get("token") ?? "", received };
+  const link = linkIn(received, "https://devices.example.test/update-password");
+  return { uid: link.searchParams.get("id") ?? "", token: link.searchParams.get("token") ?? "", received };
 }
 
 describe("activation", () => {
@@ -84,7 +85,7 @@ describe("activation", () => {
     const source = newSource();
     const account = await register(source);
     expect(account.activation.text).toMatch(/24 hours/);
-    expect(account.activation.html).toContain('href="https://devices.example.test/api/user/validation_account?');
+    expect(account.activation.html).toContain('href="https://devices.example.test/validation-account?');
 
     const early = await login(account.username, account.password, source);
     expect(early.status).toBe(403);
@@ -93,9 +94,9 @@ describe("activation", () => {
 
     const wrong = await api("GET", `/api/user/validation_account?email=${account.email}&token=wrong-token`);
     expect(wrong.status).toBe(401);
-    const link = linkIn(account.activation, "https://devices.example.test/api/user/validation_account");
+    const link = linkIn(account.activation, "https://devices.example.test/validation-account");
     link.searchParams.set("email", `x${account.email}`);
-    expect((await api("GET", `${link.pathname}${link.search}`)).status).toBe(401);
+    expect((await api("GET", `/api/user/validation_account${link.search}`)).status).toBe(401);
 
     await activate(account);
     const again = await api("GET", activationPath(account.activation));
@@ -129,6 +130,31 @@ describe("activation", () => {
   });
 });
 
+describe("the mails' links", () => {
+  it("open pages of the service (ShellHub's routes, /reset-password kept) that use up nothing when fetched", async () => {
+    const source = newSource();
+    const account = await register(source);
+    const activationLink = linkIn(account.activation, "https://devices.example.test/validation-account");
+    const activationPage = await api("GET", `${activationLink.pathname}${activationLink.search}`);
+    expect(activationPage.status).toBe(200);
+    expect(activationPage.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(activationPage.text).toContain("Activate your account");
+    // The page activates from the browser: a mail scanner fetching the link leaves the token alive.
+    await activate(account);
+
+    const before = mail.mails.length;
+    await api("POST", "/api/user/recover_password", { body: { username: account.username }, source });
+    const { uid, token } = await recoveryLink(account.email, before);
+    for (const path of [`/update-password?id=${uid}&token=${token}`, `/reset-password?uid=${uid}&token=${token}`]) {
+      const page = await api("GET", path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(page.text).toContain("Choose a new password");
+      expect(page.text).not.toContain("This link is incomplete");
+    }
+  });
+});
+
 describe("password recovery", () => {
   it("mails a single-use link by username or e-mail that sets a new password", async () => {
     const source = newSource();
@@ -139,7 +165,7 @@ describe("password recovery", () => {
     expect(asked.status, asked.text).toBe(200);
     const { uid, token, received } = await recoveryLink(account.email, before);
     expect(received.text).toMatch(/1 hour/);
-    expect(received.html).toContain("https://devices.example.test/reset-password?");
+    expect(received.html).toContain("https://devices.example.test/update-password?");
 
     const wrongToken = await api("POST", `/api/user/${uid}/update_password`, {
       body: { password: "new-secret", token: "nope" },

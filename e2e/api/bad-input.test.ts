@@ -632,7 +632,7 @@ for (const operation of withInput) {
     });
 
     it.each(cases)("refuses %s with 400", async (_label, input, fields) => {
-      const { body, rawBody, query } = input(context.values);
+      const { body, rawBody, query = context.query } = input(context.values);
       const response = await call(operation.method, urlOf(operation, context.params, query), {
         ...context.credentials,
         body,

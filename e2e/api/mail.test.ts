@@ -60,7 +60,7 @@ describe("the embedded outbox (no SMTP_URL)", () => {
       .find((line) => line.includes("mail kept in the outbox") && line.includes(account.email));
     expect(logLine).toBeDefined();
     const logged = JSON.parse(logLine ?? "{}");
-    expect(logged.text).toContain("http://devices.example.test:8080/api/user/validation_account?");
+    expect(logged.text).toContain("http://devices.example.test:8080/validation-account?");
 
     const entry = await outboxLine(server, account.email);
     expect(entry.id).toMatch(uuidPattern);
@@ -73,9 +73,10 @@ describe("the embedded outbox (no SMTP_URL)", () => {
     const link = shown.split(/\s+/).find((word) => word.startsWith("http://devices.example.test:8080/")) ?? "";
     expect(link).toBe(logged.text.split(/\s+/).find((word: string) => word.startsWith("http://devices")));
 
-    // The link's path and query, on the server's real address.
+    // The link opens the activation page, which calls the API with the link's query.
     const url = new URL(link);
-    const activated = await call("GET", `${url.pathname}${url.search}`, { baseUrl: server.url });
+    expect(url.pathname).toBe("/validation-account");
+    const activated = await call("GET", `/api/user/validation_account${url.search}`, { baseUrl: server.url });
     expect(activated.status, activated.text).toBe(200);
     const login = await call("POST", "/api/login", {
       baseUrl: server.url,
@@ -123,8 +124,8 @@ describe("SMTP delivery", () => {
     expect(received.from).toBe("devices@example.test");
     expect(received.subject).toBe("Reset your password");
     const link = linkIn(received, "https://devices.example.test/");
-    expect(link.pathname).toBe("/reset-password");
-    expect(received.html).toContain(`href="https://devices.example.test/reset-password?`);
+    expect(link.pathname).toBe("/update-password");
+    expect(received.html).toContain(`href="https://devices.example.test/update-password?`);
     expect(received.html).toContain(link.searchParams.get("token"));
 
     const entry = await outboxLine(server, account.email);

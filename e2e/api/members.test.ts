@@ -4,7 +4,7 @@ import { call, uniqueName } from "@/testing/client";
 import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 import { seedUser } from "@/testing/seeds/users";
 
-type Member = { id: string; role: string; username: string; email: string; added_at: string };
+type Member = { id: string; role: string; status: string; username: string; email: string; added_at: string };
 
 const membersUrl = (namespace: SeededNamespace) => `/api/namespaces/${namespace.tenantId}/members`;
 const memberUrl = (namespace: SeededNamespace, userId: string) =>
@@ -38,6 +38,7 @@ describe("add a member", () => {
     expect(response.body.members).toContainEqual({
       id: user.id,
       role: "operator",
+      status: "accepted",
       username: user.username,
       email: user.email,
       added_at: expect.any(String),

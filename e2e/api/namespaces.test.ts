@@ -48,7 +48,14 @@ describe("create namespace", () => {
       owner: user.id,
       tenant_id: expect.stringMatching(uuidPattern),
       members: [
-        { id: user.id, role: "owner", username: user.username, email: user.email, added_at: expect.any(String) },
+        {
+          id: user.id,
+          role: "owner",
+          status: "accepted",
+          username: user.username,
+          email: user.email,
+          added_at: expect.any(String),
+        },
       ],
       settings: { session_record: false, connection_announcement: "", allow_unsigned_agents: false },
       max_devices: -1,

@@ -43,6 +43,19 @@ const coreRequests: Record<string, Entry> = {
   updateUserData: {
     request: (_namespace, actor) => ({ params: { id: actor.user.id }, body: { name: "Matrix Data" } }),
   },
+  deleteUser: {
+    freshNamespace: true,
+    // The owner's account goes once its namespace has gone; other members own nothing.
+    request: async (namespace, actor) => {
+      if (actor.via === "jwt" && actor.user.id === namespace.owner.id) {
+        const deleted = await call("DELETE", `/api/namespaces/${namespace.tenantId}`, {
+          token: namespace.owner.tenantToken,
+        });
+        if (deleted.status !== 200) throw new Error(`namespace delete failed: ${deleted.status} ${deleted.text}`);
+      }
+      return {};
+    },
+  },
   updateUserPassword: {
     request: (_namespace, actor) => ({
       params: { id: actor.user.id },
@@ -75,6 +88,8 @@ const coreRequests: Record<string, Entry> = {
   removeMember: {
     request: async (namespace) => ({ params: { tenant: namespace.tenantId, uid: (await observerIn(namespace)).id } }),
   },
+  // Every actor is a member already: accepting again changes nothing (e2e/api/invitations.test.ts).
+  acceptInvitation: { request: (namespace) => ({ params: { tenant: namespace.tenantId }, body: { sig: "matrix" } }) },
   getSessionRecord: { request: () => ({}) },
   setSessionRecord: {
     request: (namespace) => ({ params: { tenant: namespace.tenantId }, body: { session_record: false } }),

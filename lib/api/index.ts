@@ -2,6 +2,7 @@ import { accountOperations } from "./account";
 import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
+import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
 import { firewallOperations } from "./firewall";
 import { internalOperations } from "./internal";
@@ -25,6 +26,7 @@ export const operations = [
   ...apiKeyOperations,
   ...agentOperations,
   ...deviceOperations,
+  ...containerOperations,
   ...tagOperations,
   ...statsOperations,
   ...publicKeyOperations,

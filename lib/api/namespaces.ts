@@ -2,15 +2,19 @@ import { z } from "zod";
 import { defineOperation } from "../http/operation";
 import { tenantParams } from "../schemas/common";
 import {
+  acceptInvitationBody,
   addMemberBody,
   createNamespaceBody,
   editNamespaceBody,
+  invitationQuery,
+  invitedUserStatus,
   listNamespacesQuery,
   memberParams,
   namespaceObject,
   sessionRecordBody,
   updateMemberBody,
 } from "../schemas/namespaces";
+import { messageReply } from "../schemas/users";
 
 const tag = "namespaces";
 const inPath = { tenantFromPath: true } as const;
@@ -78,12 +82,44 @@ export const addMember = defineOperation({
   method: "POST",
   path: "/api/namespaces/{tenant}/members",
   tag,
+<<<<<<< HEAD
   summary: "Add a member by username or e-mail (`identifier`, or the same under `username` or `email`)",
+=======
+  summary: "Add a member by username or e-mail (in the cloud edition with mail, invite them: pending until accepted)",
+>>>>>>> compat-flows
   access: { kind: "tenant", permission: "member.add", ...inPath },
   params: tenantParams,
   body: addMemberBody,
   response: namespaceObject,
   errors: { 404: "no such user", 409: "already a member" },
+});
+
+export const lookupInvitedUser = defineOperation({
+  id: "lookupInvitedUser",
+  method: "GET",
+  path: "/api/namespaces/{tenant}/members/{uid}/accept-invite",
+  tag,
+  summary: "Whether the account invited by the mail's link is confirmed (the link's sig authenticates)",
+  access: { kind: "public" },
+  params: memberParams,
+  query: invitationQuery,
+  response: invitedUserStatus,
+  isCloudOnly: true,
+  errors: { 403: "invalid or expired invitation" },
+});
+
+export const acceptInvitation = defineOperation({
+  id: "acceptInvitation",
+  method: "PATCH",
+  path: "/api/namespaces/{tenant}/members/accept-invite",
+  tag,
+  summary: "Accept the invitation of the mail's link (as the invited user)",
+  access: { kind: "user" },
+  params: tenantParams,
+  body: acceptInvitationBody,
+  response: messageReply,
+  isCloudOnly: true,
+  errors: { 403: "invalid or expired invitation, or one for another account" },
 });
 
 export const updateMember = defineOperation({
@@ -138,6 +174,8 @@ export const namespaceOperations = [
   editNamespace,
   deleteNamespace,
   addMember,
+  lookupInvitedUser,
+  acceptInvitation,
   updateMember,
   removeMember,
   getSessionRecord,

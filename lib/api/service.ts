@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../http/operation";
+import { setupBody, setupQuery } from "../schemas/setup";
+import { messageReply } from "../schemas/users";
 
 const tag = "service";
 
@@ -8,9 +10,26 @@ export const serverInfo = defineOperation({
   method: "GET",
   path: "/info",
   tag,
-  summary: "Server version and the API and SSH endpoints",
+  summary: "Server version, the API and SSH endpoints, and whether the first account exists",
   access: { kind: "public" },
-  response: z.object({ version: z.string(), endpoints: z.object({ api: z.string(), ssh: z.string() }) }),
+  response: z.object({
+    version: z.string(),
+    endpoints: z.object({ api: z.string(), ssh: z.string() }),
+    setup: z.boolean(),
+  }),
+});
+
+export const setup = defineOperation({
+  id: "setup",
+  method: "POST",
+  path: "/api/setup",
+  tag,
+  summary: "First run: create the first account and its namespace (the sign is in the server's start message)",
+  access: { kind: "public" },
+  query: setupQuery,
+  body: setupBody,
+  response: messageReply,
+  errors: { 403: "wrong sign", 409: "the service has an account already" },
 });
 
 export const healthcheck = defineOperation({
@@ -32,4 +51,4 @@ export const openApiDocument = defineOperation({
   access: { kind: "public" },
 });
 
-export const serviceOperations = [serverInfo, healthcheck, openApiDocument];
+export const serviceOperations = [serverInfo, setup, healthcheck, openApiDocument];

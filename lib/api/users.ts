@@ -3,6 +3,7 @@ import { tenantParams } from "../schemas/common";
 import {
   currentUser,
   loginBody,
+  messageReply,
   registerBody,
   registerReply,
   updateUserBody,
@@ -143,6 +144,17 @@ export const updateUserPassword = defineOperation({
   errors: updateErrors,
 });
 
+export const deleteUser = defineOperation({
+  id: "deleteUser",
+  method: "DELETE",
+  path: "/api/user",
+  tag,
+  summary: "Delete the current user's account (refused while it owns namespaces)",
+  access: { kind: "user" },
+  response: messageReply,
+  errors: { 409: "the account owns namespaces: delete them first" },
+});
+
 export const userOperations = [
   login,
   authUser,
@@ -153,4 +165,5 @@ export const userOperations = [
   updateUser,
   updateUserData,
   updateUserPassword,
+  deleteUser,
 ];

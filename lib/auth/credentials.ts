@@ -75,7 +75,7 @@ export async function resolveScope(db: Executor, caller: Caller, pathTenant?: st
   const [row] = await db
     .select({ role: members.role })
     .from(members)
-    .where(and(eq(members.tenantId, tenantId), eq(members.userId, caller.userId)));
+    .where(and(eq(members.tenantId, tenantId), eq(members.userId, caller.userId), eq(members.status, "accepted")));
   if (row) return makeScope({ tenantId, role: row.role, actorId: caller.userId, via: "jwt" });
   if (pathTenant !== undefined) throw notFound("namespace");
   const [namespace] = await db

@@ -10,6 +10,7 @@ import { email, password, username } from "../schemas/users";
 import { createAnnouncement, deleteAnnouncement, listAllAnnouncements } from "../services/announcements";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
+import { isSetUp, setupLink } from "../services/setup";
 import { createUser, findUserByIdentifier, unscopedDeleteUser, unscopedSetPassword } from "../services/users";
 
 export type CommandResult = { code: number; output: string };
@@ -29,6 +30,7 @@ export const usage = `Usage: npm run cli -- COMMAND
   announcement delete UUID                   delete an announcement
   mail list                                  the 50 newest mails of the outbox: id, date, status, recipient, subject
   mail show ID                               one mail of the outbox with its text (links included until delivered)
+  setup link                                 the first-run page's link, while the service has no account
 `;
 
 class UsageError extends Error {}
@@ -183,6 +185,14 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
         "",
         body.trimEnd(),
       ].join("\n");
+    },
+  },
+  {
+    words: ["setup", "link"],
+    arity: [0, 0],
+    run: async (db) => {
+      if (await isSetUp(db)) throw new ApiError(409, "the service is set up already: it has an account");
+      return setupLink();
     },
   },
 ];

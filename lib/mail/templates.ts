@@ -32,7 +32,7 @@ export function activationMail(to: string, name: string, token: string): Mail {
       `Hello ${name}, welcome. Confirm this e-mail address to activate your account.`,
       "The link works once and for 24 hours. If you did not sign up, ignore this mail.",
     ],
-    { label: "Activate the account", url: link("/api/user/validation_account", { email: to, token }) },
+    { label: "Activate the account", url: link("/validation-account", { email: to, token }) },
   );
 }
 
@@ -46,7 +46,28 @@ export function passwordRecoveryMail(to: string, name: string, userId: string, t
         `POST /api/user/${userId}/update_password {"password": "...", "token": "${token}"}`,
       "If it was not you, ignore this mail: your password stays as it is.",
     ],
-    { label: "Choose a new password", url: link("/reset-password", { uid: userId, token }) },
+    { label: "Choose a new password", url: link("/update-password", { id: userId, token }) },
+  );
+}
+
+export function invitationMail(
+  to: string,
+  name: string,
+  namespaceName: string,
+  tenantId: string,
+  userId: string,
+  sig: string,
+): Mail {
+  return compose(
+    to,
+    `You are invited to the namespace ${namespaceName}`,
+    [
+      `Hello ${name}, you are invited to join the namespace ${namespaceName}.`,
+      "The invitation is valid for 7 days. Log in with this account to accept it; from a script, send:\n" +
+        `PATCH /api/namespaces/${tenantId}/members/accept-invite {"sig": "${sig}"}`,
+      "If you do not want to join, ignore this mail.",
+    ],
+    { label: "Accept the invitation", url: link("/accept-invite", { "tenant-id": tenantId, "user-id": userId, sig }) },
   );
 }
 

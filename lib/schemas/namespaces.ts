@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { memberStatuses } from "@/models/namespaces";
 import { terminalSafe } from "../text";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
@@ -59,6 +60,12 @@ export const addMemberBody = z
 export const updateMemberBody = z.object({ role: memberRole });
 export const memberParams = z.object({ tenant: tenantId, uid: z.uuid() });
 
+/** The `sig` of an invitation mail's link. */
+const invitationSig = z.string().min(1).max(200);
+export const invitationQuery = z.object({ sig: invitationSig });
+export const acceptInvitationBody = z.object({ sig: invitationSig });
+export const invitedUserStatus = z.object({ status: z.enum(["confirmed", "not-confirmed"]) });
+
 export const sessionRecordBody = z.object({ session_record: z.boolean().default(false) });
 
 export const namespaceObject = z.object({
@@ -69,6 +76,7 @@ export const namespaceObject = z.object({
     z.object({
       id: z.string(),
       role: memberRole,
+      status: z.enum(memberStatuses),
       username: z.string(),
       email: z.string(),
       added_at: timestamp,

@@ -15,7 +15,8 @@ import { describeDevice, namespaceState } from "./device-view";
 import { type FilterField, filterToSql } from "./list-filter";
 
 /** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
-const filterFields: Record<string, FilterField> = {
+/** The properties a device-list filter may name. */
+export const deviceFilterFields: Record<string, FilterField> = {
   name: { column: devices.name, type: "text" },
   uid: { column: devices.uid, type: "text" },
   online: { column: devices.online, type: "boolean" },
@@ -65,7 +66,7 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
   const where = and(
     eq(devices.tenantId, scope.tenantId),
     query.status ? eq(devices.status, query.status) : undefined,
-    filterToSql(query.filter, filterFields),
+    filterToSql(query.filter, deviceFilterFields),
   );
   const direction = query.order_by === "asc" ? asc : desc;
   const { rows, total } = await readPage(

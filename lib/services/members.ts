@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
-import { members } from "@/models/namespaces";
+import { members, namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { isRoleAbove, type MemberRole } from "../auth/roles";
 import type { Executor } from "../db";
 import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
+import { invitesByMail, sendInvitation } from "./invitations";
 import { getNamespace } from "./namespaces";
 import { findUserByIdentifier } from "./users";
 
@@ -26,14 +27,29 @@ async function targetMember(db: Executor, scope: Scope, userId: string) {
   return member;
 }
 
+/** Adds a member, or, where members are invited by mail, a pending member and the invitation mail. */
 export async function addMember(db: Executor, scope: Scope, input: { identifier: string; role: MemberRole }) {
   assertMayGrant(scope, input.role);
   const user = await findUserByIdentifier(db, input.identifier);
   if (!user) throw notFound("user");
+  const isInvited = invitesByMail();
   try {
-    await db.insert(members).values({ tenantId: scope.tenantId, userId: user.id, role: input.role });
+    await db.transaction(async (tx) => {
+      await tx.insert(members).values({
+        tenantId: scope.tenantId,
+        userId: user.id,
+        role: input.role,
+        status: isInvited ? "pending" : "accepted",
+      });
+      if (!isInvited) return;
+      const [namespace] = await tx
+        .select({ name: namespaces.name })
+        .from(namespaces)
+        .where(eq(namespaces.tenantId, scope.tenantId));
+      await sendInvitation(tx, scope.tenantId, namespace?.name ?? "", user);
+    });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict("this user is already a member");
+    if (isUniqueViolation(error)) throw conflict("this user is already a member or invited");
     throw error;
   }
   return getNamespace(db, scope);

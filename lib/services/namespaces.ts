@@ -27,6 +27,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
       tenantId: members.tenantId,
       id: members.userId,
       role: members.role,
+      status: members.status,
       username: users.username,
       email: users.email,
       addedAt: members.addedAt,
@@ -49,6 +50,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
       .map((member) => ({
         id: member.id,
         role: member.role,
+        status: member.status,
         username: member.username,
         email: member.email,
         added_at: member.addedAt,
@@ -79,7 +81,10 @@ export async function listNamespaces(db: Executor, caller: Caller, query: Pagina
       ? eq(namespaces.tenantId, caller.tenantId)
       : inArray(
           namespaces.tenantId,
-          db.select({ tenantId: members.tenantId }).from(members).where(eq(members.userId, caller.userId)),
+          db
+            .select({ tenantId: members.tenantId })
+            .from(members)
+            .where(and(eq(members.userId, caller.userId), eq(members.status, "accepted"))),
         );
   const where = and(visible, filterToSql(query.filter, filterFields));
   const { rows, total } = await readPage(

@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, or } from "drizzle-orm";
-import { members } from "@/models/namespaces";
+import { and, asc, eq, inArray, notExists, or } from "drizzle-orm";
+import { members, namespaces } from "@/models/namespaces";
 import { type UserRow, users } from "@/models/users";
 import { signUserToken } from "../auth/jwt";
 import { lockoutHeader } from "../auth/lockout";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
+import { conflict, FieldConflictError, forbidden, isUniqueViolation, notFound, ValidationError } from "../errors";
 import { Reply } from "../results";
 import type { UserObject } from "../schemas/users";
 import { forgetTokens } from "./user-tokens";
@@ -91,7 +91,7 @@ async function roleIn(db: Executor, userId: string, tenantId: string | null | un
   const [row] = await db
     .select({ tenantId: members.tenantId, role: members.role })
     .from(members)
-    .where(and(eq(members.userId, userId), eq(members.tenantId, tenantId)));
+    .where(and(eq(members.userId, userId), eq(members.tenantId, tenantId), eq(members.status, "accepted")));
   return row;
 }
 
@@ -102,7 +102,7 @@ async function defaultMembership(db: Executor, user: UserRow) {
   const [first] = await db
     .select({ tenantId: members.tenantId, role: members.role })
     .from(members)
-    .where(eq(members.userId, user.id))
+    .where(and(eq(members.userId, user.id), eq(members.status, "accepted")))
     .orderBy(asc(members.addedAt))
     .limit(1);
   return first;
@@ -262,6 +262,23 @@ export async function setPassword(db: Executor, userId: string, password: string
 export async function unscopedDeleteUser(db: Executor, username: string) {
   const deleted = await db.delete(users).where(eq(users.username, username)).returning({ id: users.id });
   if (deleted.length === 0) throw notFound(`user '${username}'`);
+}
+
+/**
+ * Deletes the caller's account and its memberships. Refused while it owns namespaces: they would
+ * go with it, devices and members included. The check is part of the DELETE, so a namespace
+ * created meanwhile is not deleted with the account.
+ */
+export async function deleteOwnAccount(db: Executor, userId: string) {
+  const owned = db.select({ name: namespaces.name }).from(namespaces).where(eq(namespaces.owner, userId));
+  const deleted = await db
+    .delete(users)
+    .where(and(eq(users.id, userId), notExists(owned)))
+    .returning({ id: users.id });
+  if (deleted.length > 0) return { message: "account deleted" };
+  const names = (await owned).map((namespace) => namespace.name);
+  if (names.length === 0) throw notFound("user");
+  throw conflict(`the account owns namespaces (${names.join(", ")}): delete them first`);
 }
 
 /** The deprecated per-id routes act only on the caller's own account. */

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { call } from "@/testing/client";
+import { seedNamespace } from "@/testing/seeds/namespaces";
 import { seedUser } from "@/testing/seeds/users";
 import type { Table } from "../support/bad-input";
 
@@ -7,6 +9,39 @@ const longText = (length: number) => "x".repeat(length);
 const noChecks = async () => ({ credentials: {}, values: {}, verify: async () => {} });
 
 export const tables: Record<string, () => Table> = {
+  lookupInvitedUser: () => ({
+    setup: async () => ({
+      credentials: {},
+      params: { tenant: randomUUID(), uid: randomUUID() },
+      values: {},
+      verify: async () => {},
+    }),
+    cases: [
+      ["no query", () => ({ query: "" }), ["sig"]],
+      ["an empty sig", () => ({ query: "sig=" }), ["sig"]],
+      ["a 201-character sig", () => ({ query: `sig=${longText(201)}` }), ["sig"]],
+    ],
+  }),
+  acceptInvitation: () => ({
+    setup: async () => {
+      const namespace = await seedNamespace();
+      const user = await seedUser();
+      return {
+        credentials: { token: user.token },
+        params: { tenant: namespace.tenantId },
+        values: {},
+        // Still no member.
+        verify: async () => {
+          expect((await call("GET", `/api/token/${namespace.tenantId}`, { token: user.token })).status).toBe(403);
+        },
+      };
+    },
+    cases: [
+      ["an empty body", () => ({ body: {} }), ["sig"]],
+      ["an empty sig", () => ({ body: { sig: "" } }), ["sig"]],
+      ["a numeric sig", () => ({ body: { sig: 12345 } }), ["sig"]],
+    ],
+  }),
   resendConfirmation: () => ({
     setup: noChecks,
     cases: [

@@ -161,6 +161,8 @@ function listTagsTable(): Table {
 /** Bad input for the device and tag operations (see e2e/api/bad-input.test.ts). */
 export const tables: Record<string, () => Table> = {
   listDevices: listDevicesTable,
+  // The container list takes the device list's query.
+  listContainers: listDevicesTable,
   updateDevice: updateDeviceTable,
   createDeviceTag: createDeviceTagTable,
   updateDeviceTags: updateDeviceTagsTable,

@@ -4,6 +4,8 @@ import type { CallOptions } from "@/testing/client";
 export type Context = {
   credentials: Pick<CallOptions, "token" | "apiKey" | "headers">;
   params?: Record<string, string>;
+  /** The query of the cases that give none (the generic body cases). */
+  query?: string;
   /** Values the cases need (usernames, e-mails, key names...). */
   values: Record<string, string>;
   /** Throws when a refused request wrote anything. */

@@ -1,11 +1,17 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { buttonClass, inputClass, Outcome } from "./plain-page";
 
 type State = { kind: "idle" | "sending" } | { kind: "done" | "error"; message: string };
 
+const passwordFields = [
+  { name: "password", label: "New password (5 to 30 characters)" },
+  { name: "confirmation", label: "The same again" },
+];
+
 /** Sends the new password with the link's token to POST /api/user/{uid}/update_password. */
-export function ResetPasswordForm({ uid, token }: { uid: string; token: string }) {
+export function PasswordResetForm({ uid, token }: { uid: string; token: string }) {
   const [state, setState] = useState<State>({ kind: "idle" });
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -33,45 +39,27 @@ export function ResetPasswordForm({ uid, token }: { uid: string; token: string }
     setState({ kind: "error", message: `The password was not changed. ${message}` });
   }
 
-  if (state.kind === "done") return <p className="mt-6 text-green-800">{state.message}</p>;
+  if (state.kind === "done") return <Outcome kind="done">{state.message}</Outcome>;
   return (
     <form className="mt-6 grid gap-4" onSubmit={submit}>
-      <label className="grid gap-1 text-sm">
-        New password (5 to 30 characters)
-        <input
-          className="rounded border border-slate-300 px-3 py-2"
-          name="password"
-          type="password"
-          minLength={5}
-          maxLength={30}
-          required
-          autoComplete="new-password"
-        />
-      </label>
-      <label className="grid gap-1 text-sm">
-        The same again
-        <input
-          className="rounded border border-slate-300 px-3 py-2"
-          name="confirmation"
-          type="password"
-          minLength={5}
-          maxLength={30}
-          required
-          autoComplete="new-password"
-        />
-      </label>
-      <button
-        className="rounded bg-blue-700 px-4 py-2 font-medium text-white disabled:opacity-50"
-        type="submit"
-        disabled={state.kind === "sending"}
-      >
+      {passwordFields.map((field) => (
+        <label key={field.name} className="grid gap-1 text-sm">
+          {field.label}
+          <input
+            className={inputClass}
+            name={field.name}
+            type="password"
+            minLength={5}
+            maxLength={30}
+            required
+            autoComplete="new-password"
+          />
+        </label>
+      ))}
+      <button className={buttonClass} type="submit" disabled={state.kind === "sending"}>
         Set the password
       </button>
-      {state.kind === "error" && (
-        <p className="text-red-700" role="alert">
-          {state.message}
-        </p>
-      )}
+      {state.kind === "error" && <Outcome kind="failed">{state.message}</Outcome>}
     </form>
   );
 }
