@@ -82,11 +82,8 @@ export const addMember = defineOperation({
   method: "POST",
   path: "/api/namespaces/{tenant}/members",
   tag,
-<<<<<<< HEAD
-  summary: "Add a member by username or e-mail (`identifier`, or the same under `username` or `email`)",
-=======
-  summary: "Add a member by username or e-mail (in the cloud edition with mail, invite them: pending until accepted)",
->>>>>>> compat-flows
+  summary:
+    "Add a member by username or e-mail (`identifier`, or the same under `username` or `email`); in the cloud edition with mail, invite them: pending until accepted",
   access: { kind: "tenant", permission: "member.add", ...inPath },
   params: tenantParams,
   body: addMemberBody,

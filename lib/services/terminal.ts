@@ -126,13 +126,13 @@ export async function redeemTerminalToken(db: Executor, token: string): Promise<
   const [member] = await db
     .select({ role: members.role })
     .from(members)
-<<<<<<< HEAD
-    .where(and(eq(members.tenantId, ticket.member.tenantId), eq(members.userId, ticket.member.userId)));
-=======
     .where(
-      and(eq(members.tenantId, ticket.tenantId), eq(members.userId, ticket.userId), eq(members.status, "accepted")),
+      and(
+        eq(members.tenantId, ticket.member.tenantId),
+        eq(members.userId, ticket.member.userId),
+        eq(members.status, "accepted"),
+      ),
     );
->>>>>>> compat-flows
   return member && can(member.role, "device.connect") ? ticket : undefined;
 }
 
