@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { ZodError } from "zod";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { ApiError, errorText } from "../errors";
 import { log } from "../log";
 import { type Page, Reply } from "../results";
@@ -29,12 +30,24 @@ export function answerOf(operation: Operation, result: unknown): Answer {
   return { status: reply.init.status ?? 200, body, headers };
 }
 
+/** Seconds a client is asked to wait before trying again while the database is away. */
+const databaseRetrySeconds = 5;
+
 /**
- * The answer to a failure: an ApiError's own status, body and headers; anything else is a 500
- * whose body carries only a request id, the details going to the log under that id.
+ * The answer to a failure: an ApiError's own status, body and headers; the database out of reach
+ * is a 503 (a PostgreSQL restart, say: the request can simply be sent again); anything else is a
+ * 500 whose body carries only a request id, the details going to the log under that id.
  */
 export function errorAnswer(error: unknown, request: { method?: string; path: string }): Answer {
   if (error instanceof ApiError) return { status: error.status, body: error.body(), headers: error.headers };
+  if (isDatabaseUnavailable(error)) {
+    log.warn("database unavailable", { method: request.method, path: request.path, error: errorText(error) });
+    return {
+      status: 503,
+      body: { message: "the database is unavailable; try again shortly" },
+      headers: { "retry-after": String(databaseRetrySeconds) },
+    };
+  }
   const requestId = randomUUID();
   // Request input is checked with safeParse: a ZodError comes from a response schema.
   const reason = error instanceof ZodError ? "response failed its schema" : "unhandled error";
