@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Client, ClientChannel, ConnectConfig } from "ssh2";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { createTestDatabase } from "../testing/database";
@@ -68,19 +69,30 @@ async function sessionLoop(
     try {
       const shell = await exec(client, "sh");
       let output = "";
+      let onOutput = () => {};
       shell.on("data", (chunk: Buffer) => {
         output += chunk;
+        onOutput();
       });
       shell.stderr.resume();
+      /** Resolves once `line` came back, or fails after 10 s. */
+      const echoed = (line: string) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error("no echo within 10 s")), 10_000);
+          onOutput = () => {
+            if (!output.includes(line)) return;
+            clearTimeout(timer);
+            resolve();
+          };
+          onOutput();
+        });
       const ends = Math.min(until, Date.now() + lifetimeMs * (0.5 + Math.random()));
       for (let tick = 0; Date.now() < ends; tick++) {
         await settle(everyMs * (0.5 + Math.random()));
         const line = `tick-${tick}\n`;
         const sent = performance.now();
         shell.write(`echo ${line}`);
-        const deadline = Date.now() + 10_000;
-        while (!output.includes(line) && Date.now() < deadline) await settle(5);
-        if (!output.includes(line)) throw new Error("no echo within 10 s");
+        await echoed(line);
         traffic.echoes.succeed(performance.now() - sent);
         output = output.slice(output.indexOf(line) + line.length);
       }
@@ -117,6 +129,7 @@ async function apiLoop(
     },
   ];
   const inFlight: Promise<void>[] = [];
+  const startedAt = Date.now();
   for (let index = 0; Date.now() < until; index++) {
     const started = performance.now();
     const request = calls[index % calls.length] as (index: number) => Promise<Response>;
@@ -130,12 +143,13 @@ async function apiLoop(
         (error: unknown) => api.fail(reasonOf(error)),
       ),
     );
-    await settle(1000 / perSecond);
+    // On a schedule, not a pause after each call: a late call does not push the later ones back.
+    await settle(startedAt + ((index + 1) * 1000) / perSecond - Date.now());
   }
   await Promise.all(inFlight);
 }
 
-type Sample = { minute: number; rssMiB: number; fds: number };
+type Sample = { minute: number; rssMiB: number; fds: number; machineLoad: number };
 type Health = { minute: number; heapUsedMiB: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
 
 /** The server's "process health" lines (lib/process-health.ts), timed from `startedAt`. */
@@ -164,9 +178,9 @@ const growth = (from: number, to: number) =>
   `${from.toFixed(1)} -> ${to.toFixed(1)} (${(((to - from) / from) * 100).toFixed(2)}%)`;
 
 /**
- * `npm run bench -- soak [--minutes 30] [--sessions 200] [--agents 4] [--api-rate 10]
- * [--database pglite|postgres]` (or SOAK_MINUTES=2): SSH sessions through real agents' tunnels,
- * each echoing a line every 5 s and logging in anew every few minutes, and API calls at a fixed
+ * `npm run bench -- soak [--minutes 30] [--sessions 200] [--agents 4] [--echo-seconds 10]
+ * [--api-rate 5] [--database pglite|postgres]` (or SOAK_MINUTES=2): SSH sessions through real
+ * agents' tunnels, each echoing a line every 10 s and logging in anew every few minutes, and API calls at a fixed
  * rate, for that long. The server's memory, descriptors and event-loop delay at the end are
  * compared with a point after the warm-up, in the same run.
  */
@@ -174,7 +188,8 @@ export async function soakBenchmark(args: Map<string, string>) {
   const minutes = Number(args.get("minutes") ?? process.env.SOAK_MINUTES ?? 30);
   const sessionCount = Number(args.get("sessions") ?? 200);
   const agentCount = Number(args.get("agents") ?? 4);
-  const apiRate = Number(args.get("api-rate") ?? 10);
+  const apiRate = Number(args.get("api-rate") ?? 5);
+  const echoSeconds = Number(args.get("echo-seconds") ?? 10);
   const kind = args.get("database") ?? "pglite";
   // The warmed-up point: after the first minutes; each figure is the median of a window of samples.
   const warmMinute = Math.min(5, minutes / 4);
@@ -195,7 +210,7 @@ export async function soakBenchmark(args: Map<string, string>) {
     ];
     const pid = server.process.pid ?? 0;
     print(
-      `soak: ${minutes} min, ${sessionCount} SSH sessions over ${agentCount} agents (echo every 5 s, new login every ~5 min, first logins over 1 min), API ${apiRate}/s, ${kind}`,
+      `soak: ${minutes} min, ${sessionCount} SSH sessions over ${agentCount} agents (echo every ${echoSeconds} s, new login every ~5 min, first logins over ${Math.min(3, minutes / 10)} min), API ${apiRate}/s, ${kind}`,
     );
     const traffic: Traffic = { logins: new Tally(), echoes: new Tally(), drops: new Tally() };
     const api = new Tally();
@@ -208,7 +223,13 @@ export async function soakBenchmark(args: Map<string, string>) {
     const until = startedAt + minutes * 60_000;
     const samples: Sample[] = [];
     const sampler = setInterval(() => {
-      const sample = { minute: (Date.now() - startedAt) / 60_000, rssMiB: rssKiB(pid) / 1024, fds: openFds(pid) };
+      const sample = {
+        minute: (Date.now() - startedAt) / 60_000,
+        rssMiB: rssKiB(pid) / 1024,
+        fds: openFds(pid),
+        // The machine's 1-minute load average: other work on it slows everything measured here.
+        machineLoad: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]),
+      };
       samples.push(sample);
       if (samples.length % 6 === 0)
         print(
@@ -223,11 +244,11 @@ export async function soakBenchmark(args: Map<string, string>) {
     await Promise.all([
       apiLoop(server.url, fleet.owner.token ?? "", users, apiRate, until, api),
       ...Array.from({ length: sessionCount }, async (_, index) => {
-        // Logins spread over the first minute; each session from its own loopback address, as
-        // people come from their own (the lockout counts per source and login).
-        await settle((60_000 * index) / sessionCount);
+        // Logins spread over the first 3 minutes (a tenth of a short run); each session from its
+        // own loopback address, as people come from their own (the lockout counts per source and login).
+        await settle((Math.min(180_000, minutes * 6_000) * index) / sessionCount);
         const source = `127.0.${1 + Math.floor(index / 250)}.${2 + (index % 250)}`;
-        await sessionLoop(fleet.login(index, source), until, 5_000, 5 * 60_000, traffic);
+        await sessionLoop(fleet.login(index, source), until, echoSeconds * 1000, 5 * 60_000, traffic);
       }),
     ]);
     clearInterval(sampler);
@@ -250,6 +271,10 @@ export async function soakBenchmark(args: Map<string, string>) {
     const [fdsFrom = 0, fdsTo = 0] = fds;
     const worstLoopP99 = Math.max(...loopP99);
     const slowPeriods = loopP99.filter((value) => value >= 50).length;
+    const loads = samples.map((sample) => sample.machineLoad);
+    print(
+      `machine load average (2 cores): median ${median(loads).toFixed(1)}, min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)}`,
+    );
     print(traffic.logins.summary("SSH logins"));
     print(traffic.echoes.summary("echo round trips"));
     print(`sessions dropped by the server: ${traffic.drops.failed}`);
