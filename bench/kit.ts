@@ -47,6 +47,13 @@ export function connect(config: ConnectConfig): Promise<Client> {
   });
 }
 
+/** `work`, or a failure naming `what` when it has not settled within `ms`. */
+export const withTimeout = <T>(work: Promise<T>, ms: number, what: string) =>
+  Promise.race([
+    work,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  ]);
+
 export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const rssKiB = (pid: number) =>
@@ -76,10 +83,11 @@ export async function addLoginKey(owner: Api): Promise<string> {
 
 /**
  * A namespace with `agentCount` real agents (`agent/main.ts` processes, as root) whose devices
- * are accepted and whose tunnels are up, and a namespace key the bench logs in with as the
- * local user: `login(index, localAddress)` is the gateway login to agent `index % agentCount`.
+ * are accepted and whose tunnels are up, and a namespace key the bench logs in with as `user`
+ * (the local user by default): `login(index, localAddress)` is the gateway login to agent
+ * `index % agentCount`.
  */
-export async function agentFleet(server: RunningServer, agentCount: number) {
+export async function agentFleet(server: RunningServer, agentCount: number, user = userInfo().username) {
   const seeded = await seedNamespace(undefined, { baseUrl: server.url });
   const owner: Api = { baseUrl: server.url, token: seeded.owner.tenantToken };
   const agents = Array.from({ length: agentCount }, (_, index) => {
@@ -103,7 +111,6 @@ export async function agentFleet(server: RunningServer, agentCount: number) {
       );
     }
     const privateKey = await addLoginKey(owner);
-    const user = userInfo().username;
     const login = (index: number, localAddress = "127.0.0.1"): ConnectConfig => ({
       host: "127.0.0.1",
       port: server.sshPort,

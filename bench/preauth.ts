@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Socket, connect as tcpConnect } from "node:net";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { type RunningServer, startServer } from "../testing/server";
-import { type Api, agentFleet, connect, openFds, percentile, rssKiB, settle } from "./kit";
+import { type Api, agentFleet, connect, openFds, percentile, rssKiB, settle, withTimeout } from "./kit";
 
 type Figures = { ms: number[]; errors: Map<string, number> };
 
@@ -18,12 +18,6 @@ async function timed(figures: Figures, work: () => Promise<void>) {
     figures.errors.set(reason, (figures.errors.get(reason) ?? 0) + 1);
   }
 }
-
-const withTimeout = <T>(work: Promise<T>, ms: number, what: string) =>
-  Promise.race([
-    work,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
-  ]);
 
 /** `count` SSH logins one after another through the gateway, each running `true` on the device. */
 async function sshLogins(fleet: Awaited<ReturnType<typeof agentFleet>>, count: number): Promise<Figures> {

@@ -4,7 +4,8 @@ import { ensureBuild } from "../lib/build/ensure-build";
 import { createTestDatabase } from "../testing/database";
 import { type SeededUser, seedUser } from "../testing/seeds/users";
 import { type RunningServer, startServer } from "../testing/server";
-import { agentFleet, connect, median, openFds, percentile, rssKiB, settle } from "./kit";
+import { createAccount } from "../testing/ssh";
+import { agentFleet, connect, median, openFds, percentile, rssKiB, settle, withTimeout } from "./kit";
 
 /** Operations of one kind: how many succeeded, failed, and how long the successful ones took. */
 class Tally {
@@ -67,7 +68,7 @@ async function sessionLoop(
       if (!isClosing) traffic.drops.fail("connection closed during the session");
     });
     try {
-      const shell = await exec(client, "sh");
+      const shell = await withTimeout(exec(client, "sh"), 30_000, "starting sh");
       let output = "";
       let onOutput = () => {};
       shell.on("data", (chunk: Buffer) => {
@@ -201,7 +202,10 @@ export async function soakBenchmark(args: Map<string, string>) {
       ? await createTestDatabase(process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres")
       : undefined;
   const server = await startServer({ DATABASE_URL: database?.url, LOG_LEVEL: "info", HEALTH_REPORT_SECONDS: "10" });
-  const fleet = await agentFleet(server, agentCount);
+  // A new account of the machine's: the sessions' shells run its startup files, and the bench
+  // user's own (root's pyenv, say) can take seconds each or wait on each other's locks.
+  const account = createAccount();
+  const fleet = await agentFleet(server, agentCount, account.name);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   try {
     const users = [
@@ -299,6 +303,7 @@ export async function soakBenchmark(args: Map<string, string>) {
   } finally {
     fleet.stop();
     await server.stop();
+    account.remove();
     await database?.drop();
   }
 }
