@@ -12,6 +12,7 @@ import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
+import { startHealthReport } from "./lib/process-health";
 import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { readAuthDeviceBody } from "./lib/schemas/agent";
@@ -136,6 +137,7 @@ async function main() {
 
   const timers = [
     ...startTimers(database.db, config),
+    startHealthReport(config.HEALTH_REPORT_SECONDS),
     // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).
     setInterval(() => {
       tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));

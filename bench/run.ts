@@ -1,6 +1,9 @@
 import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
+import { pgRestartBenchmark } from "./pg-restart";
+import { preauthBenchmark } from "./preauth";
 import { simulate } from "./simulator";
+import { soakBenchmark } from "./soak";
 import { sshBenchmark } from "./ssh";
 
 /** `npm run bench -- NAME [--option value ...]` */
@@ -9,6 +12,9 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   devices: deviceListBenchmark,
   simulate,
   ssh: sshBenchmark,
+  soak: soakBenchmark,
+  preauth: preauthBenchmark,
+  "pg-restart": pgRestartBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -13,28 +13,7 @@ import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, type RunningServer, root, startServer } from "../testing/server";
 import { ed25519KeyPair } from "../testing/ssh-keys";
 import { waitFor } from "../testing/wait";
-
-type Api = { baseUrl: string; token?: string };
-
-async function api<T = unknown>(method: string, url: string, { baseUrl, token }: Api, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${url}`, {
-    method,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-async function inParallel<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
+import { type Api, addLoginKey, api, connect, inParallel, median, rssKiB, settle } from "./kit";
 
 type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
 
@@ -46,15 +25,6 @@ function startAgent(baseUrl: string, tenantId: string, hostname: string, listenP
     { AGENT_LISTEN: `127.0.0.1:${listenPort}` },
   );
   return { ...agent, dataDir };
-}
-
-function connect(config: ConnectConfig): Promise<Client> {
-  const client = new ssh2.Client();
-  return new Promise((resolve, reject) => {
-    client.once("ready", () => resolve(client));
-    client.once("error", reject);
-    client.connect({ readyTimeout: 60_000, ...config });
-  });
 }
 
 function exec(client: Client, command: string): Promise<ClientChannel> {
@@ -132,8 +102,6 @@ async function firstShellByte(config: ConnectConfig): Promise<number> {
     client.end();
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Exit statuses of `count` short commands `exit N` through one connection: how many came back right. */
 async function exitStatuses(config: ConnectConfig, count: number): Promise<number> {
@@ -237,10 +205,6 @@ async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T
   return { result, spent };
 }
 
-const rssKiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Server RSS per idle connected agent: `count` tunnels opened from this process. */
 async function memoryPerAgent(server: RunningServer, owner: Api, tenantId: string, count: number) {
   const devices = await simulatedDevices(owner, tenantId, count);
@@ -303,18 +267,12 @@ export async function sshBenchmark(args: Map<string, string>) {
     // The bench logs in as itself: through the gateway with a namespace key, directly with the
     // gateway's host key (the one key the agent's SSH server accepts besides passwords).
     const user = userInfo().username;
-    const clientKey = ed25519KeyPair();
-    await api("POST", "/api/sshkeys/public-keys", owner, {
-      data: Buffer.from(clientKey.public).toString("base64"),
-      name: "bench",
-      filter: { hostname: ".*" },
-      username: ".*",
-    });
+    const clientKey = await addLoginKey(owner);
     const viaGateway: ConnectConfig = {
       host: "127.0.0.1",
       port: sshPort,
       username: `${user}@${namespace}.${hostname}`,
-      privateKey: clientKey.private,
+      privateKey: clientKey,
     };
     const direct: ConnectConfig = {
       host: "127.0.0.1",

@@ -26,6 +26,7 @@ describe("parseConfig", () => {
       TRUSTED_PROXIES: [],
       LOCKOUT_MAX_MINUTES: 1440,
       LOG_LEVEL: "info",
+      HEALTH_REPORT_SECONDS: 60,
       EDITION: "cloud",
       DEVICE_OFFLINE_SECONDS: 120,
       DEVICE_REGISTRATIONS_PER_MINUTE: 60,

@@ -46,6 +46,7 @@ export const configSchema = z.object({
   TRUSTED_PROXIES: ipOrCidrList,
   LOCKOUT_MAX_MINUTES: integer(1440, 1, 525_600),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  HEALTH_REPORT_SECONDS: integer(60, 1, 86_400),
   EDITION: z.enum(["cloud", "community"]).default("cloud"),
   DEVICE_OFFLINE_SECONDS: integer(120, 10, 86_400),
   DEVICE_REGISTRATIONS_PER_MINUTE: integer(60, 1, 1_000_000),

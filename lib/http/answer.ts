@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZodError } from "zod";
+import { isDatabaseUnavailable } from "../db/unavailable";
 import { ApiError, errorText } from "../errors";
 import { log } from "../log";
 import { type Page, Reply } from "../results";
@@ -43,7 +44,7 @@ export const requestLineOf = (request: IncomingMessage): RequestLine => ({
  */
 export function serverErrorAnswer(
   request: RequestLine,
-  fault: { reason: string; cause: unknown; status?: number; message?: string },
+  fault: { reason: string; cause: unknown; status?: number; message?: string; headers?: Record<string, string> },
 ): Answer {
   const requestId = randomUUID();
   const { cause } = fault;
@@ -54,12 +55,28 @@ export function serverErrorAnswer(
     error: cause instanceof Error ? (cause.stack ?? cause.message) : errorText(cause),
   });
   const body = { message: fault.message ?? "internal server error", request_id: requestId };
-  return { status: fault.status ?? 500, body, headers: {} };
+  return { status: fault.status ?? 500, body, headers: fault.headers ?? {} };
 }
 
-/** The answer to a failure: an ApiError's own status, body and headers; anything else is a 500 (serverErrorAnswer). */
+/** Seconds a client is asked to wait before trying again while the database is away. */
+const databaseRetrySeconds = 5;
+
+/**
+ * The answer to a failure: an ApiError's own status, body and headers; the database out of reach
+ * is a 503 (a PostgreSQL restart, say: the request can simply be sent again); anything else is a
+ * 500 (serverErrorAnswer).
+ */
 export function errorAnswer(error: unknown, request: RequestLine): Answer {
   if (error instanceof ApiError) return { status: error.status, body: error.body(), headers: error.headers };
+  if (isDatabaseUnavailable(error)) {
+    return serverErrorAnswer(request, {
+      reason: "database unavailable",
+      cause: error,
+      status: 503,
+      message: "the database is unavailable; try again shortly",
+      headers: { "retry-after": String(databaseRetrySeconds) },
+    });
+  }
   // Request input is checked with safeParse: a ZodError comes from a response schema.
   const reason = error instanceof ZodError ? "response failed its schema" : "unhandled error";
   return serverErrorAnswer(request, { reason, cause: error });
