@@ -429,6 +429,7 @@ describe("server life cycle", () => {
     expect(info.body).toEqual({
       version: packageJson.version,
       endpoints: { api: "devices.example.org:443", ssh: `devices.example.org:${sshPort}` },
+      setup: false,
     });
 
     const portInfo = await call("GET", "/info", { baseUrl: withPort.url });
@@ -442,6 +443,7 @@ describe("server life cycle", () => {
     expect(plainInfo.body).toEqual({
       version: packageJson.version,
       endpoints: { api: `localhost:${plain.port}`, ssh: `localhost:${plain.sshPort}` },
+      setup: false,
     });
   });
 });
