@@ -8,8 +8,8 @@ import { inStartSlot } from "./start-slots";
 
 const tsx = path.join(root, "node_modules/.bin/tsx");
 
-/** Where the CLI works: DATA_DIR, and DATABASE_URL on PostgreSQL. */
-export type Data = { DATA_DIR: string; DATABASE_URL?: string };
+/** Where the CLI works: DATA_DIR, DATABASE_URL on PostgreSQL, and PUBLIC_URL for the links it prints. */
+export type Data = { DATA_DIR: string; DATABASE_URL?: string; PUBLIC_URL?: string };
 
 export type CliResult = Run;
 
@@ -32,6 +32,7 @@ function spawnCli(data: Data, args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: data.DATA_DIR };
   delete env.DATABASE_URL;
   if (data.DATABASE_URL) env.DATABASE_URL = data.DATABASE_URL;
+  if (data.PUBLIC_URL) env.PUBLIC_URL = data.PUBLIC_URL;
   return runToExit(tsx, ["lib/cli/main.ts", ...args], { cwd: root, env, seconds: capSeconds });
 }
 

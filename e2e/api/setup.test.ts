@@ -39,7 +39,8 @@ describe("first-run setup", () => {
     expect((await api("GET", "/info")).body).toMatchObject({ setup: false });
     const link = setupLink();
     expect(link.origin + link.pathname).toBe("https://devices.example.test/setup");
-    const printed = await cli(server.data, "setup", "link");
+    // On PostgreSQL the command works on the database itself, with its own configuration.
+    const printed = await cli({ ...server.data, PUBLIC_URL: "https://devices.example.test" }, "setup", "link");
     expect(printed.stdout.trim(), printed.stderr).toBe(link.href);
 
     const unsigned = await api("POST", "/api/setup", account("nosign"));
@@ -74,7 +75,8 @@ describe("first-run setup", () => {
 
     const again = await api("POST", `/api/setup${search}`, { ...account(uniqueName("c")), namespace: "another-one" });
     expect(again.status).toBe(409);
-    const printed = await cli(server.data, "setup", "link");
+    // On PostgreSQL the command works on the database itself, with its own configuration.
+    const printed = await cli({ ...server.data, PUBLIC_URL: "https://devices.example.test" }, "setup", "link");
     expect(printed.code).toBe(1);
     expect(printed.stderr).toMatch(/set up already/);
   });
