@@ -24,14 +24,6 @@ export function newDeviceKey(): string {
   return pem;
 }
 
-/** An RSA device key, as the agent makes: generating one takes a while, so one per test file. */
-export const rsaDevicePublicKey = (() => {
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
-  privateKeys.set(pem, privateKey);
-  return pem;
-})();
-
 /**
  * The body with the proof its agent would send (docs/device-identity.md), signed now or at
  * `timestamp`, with `privateKey` or the kit's own key for the body's; a body whose key the kit
