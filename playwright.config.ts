@@ -29,6 +29,11 @@ export default defineConfig({
     },
     screenshot: "only-on-failure",
   },
+  // The first run needs the service without any account: it goes before every other spec.
+  projects: [
+    { name: "first-run", testMatch: /first-run\.spec\.ts/ },
+    { name: "console", testIgnore: /first-run\.spec\.ts/, dependencies: ["first-run"] },
+  ],
   webServer: {
     command: "npm start",
     url: `http://127.0.0.1:${port}/api/healthcheck`,

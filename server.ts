@@ -49,7 +49,16 @@ async function main() {
   // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
   // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
   const nextUpgrades = new EventEmitter();
-  const app = next({ dev: isDev, dir: process.cwd(), httpServer: nextUpgrades as unknown as Server });
+  // Next.js fetches the page a server action redirects to from this process itself: the address
+  // it listens on, a loopback one where it listens on every interface.
+  const ownHost = { "0.0.0.0": "127.0.0.1", "::": "::1" }[config.HOST] ?? config.HOST;
+  const app = next({
+    dev: isDev,
+    dir: process.cwd(),
+    hostname: ownHost,
+    port: config.PORT,
+    httpServer: nextUpgrades as unknown as Server,
+  });
   await app.prepare();
   const handle = app.getRequestHandler();
   // The agents' call, every device every 30 s, skips Next.js (lib/http/direct.ts): its two

@@ -27,14 +27,24 @@ export function AccountActivation({ email, token }: { email: string; token: stri
   }, [email, token]);
 
   if (state.kind === "pending") return <Outcome kind="pending">Activating your account…</Outcome>;
-  if (state.kind === "done") return <Outcome kind="done">{state.message}</Outcome>;
+  if (state.kind === "done")
+    return (
+      <>
+        <Outcome kind="done">{state.message}</Outcome>
+        <p className="mt-4 text-sm">
+          <a className={linkClass} href="/login?confirmed=1">
+            Log in
+          </a>
+        </p>
+      </>
+    );
   return (
     <>
       <Outcome kind="failed">The account was not activated. {state.message}</Outcome>
       <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
-        A new link can be asked for with <code className="font-mono">POST /api/user/resend_email</code>; see the{" "}
-        <a className={linkClass} href="/api/openapi.json">
-          API document
+        Links work once, for 24 hours.{" "}
+        <a className={linkClass} href="/signup/check-email">
+          Ask for a new link
         </a>
         .
       </p>

@@ -1,12 +1,12 @@
 import type { ReactNode } from "react";
 
-/** The frame of the pages reached from a mail or at first run: a title and one narrow column. */
+/** The content of a page reached from a mail or at first run, inside the sign-in card. */
 export function PlainPage({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <main className="mx-auto max-w-md px-6 py-16">
-      <h1 className="text-2xl font-semibold">{title}</h1>
+    <>
+      <h1 className="text-xl font-semibold">{title}</h1>
       {children}
-    </main>
+    </>
   );
 }
 
@@ -25,6 +25,7 @@ export function Outcome({ kind, children }: { kind: "done" | "failed" | "pending
 }
 
 export const inputClass =
-  "rounded border border-slate-300 bg-white px-3 py-2 text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
-export const buttonClass = "rounded bg-blue-700 px-4 py-2 font-medium text-white disabled:opacity-50";
-export const linkClass = "text-blue-700 underline dark:text-blue-300";
+  "rounded-md bg-white px-3 py-2 text-sm text-slate-900 outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:outline-slate-600";
+export const buttonClass =
+  "rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-semibold text-white hover:bg-indigo-500 disabled:opacity-50 dark:bg-indigo-500";
+export const linkClass = "font-medium text-indigo-700 hover:underline dark:text-indigo-300";

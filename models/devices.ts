@@ -1,16 +1,16 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
+import { type DeviceStatus, deviceStatuses } from "./enums";
 import { tenantIdColumn } from "./namespaces";
+
+export { type DeviceStatus, deviceStatuses };
 
 /** The device a row belongs to: deleting the device deletes the row. */
 export const deviceUidColumn = () =>
   text("device_uid")
     .notNull()
     .references(() => devices.uid, { onDelete: "cascade" });
-
-export const deviceStatuses = ["accepted", "rejected", "pending", "removed", "unused"] as const;
-export type DeviceStatus = (typeof deviceStatuses)[number];
 
 export type DeviceInfo = { id: string; pretty_name: string; version: string; arch: string; platform: string };
 

@@ -1,10 +1,10 @@
 import { boolean, index, integer, jsonb, pgTable, serial, text } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
+import { type FirewallAction, firewallActions } from "./enums";
 import { tenantIdColumn } from "./namespaces";
 import type { PublicKeyFilter } from "./public-keys";
 
-export const firewallActions = ["allow", "deny"] as const;
-export type FirewallAction = (typeof firewallActions)[number];
+export { type FirewallAction, firewallActions };
 
 export const firewallRules = pgTable(
   "firewall_rules",

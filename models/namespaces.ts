@@ -1,6 +1,9 @@
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
+import { type MemberRole, type MemberStatus, memberRoles, memberStatuses } from "./enums";
 import { users } from "./users";
+
+export { type MemberRole, type MemberStatus, memberRoles, memberStatuses };
 
 export const namespaces = pgTable(
   "namespaces",
@@ -27,12 +30,7 @@ export const tenantIdColumn = () =>
     .notNull()
     .references(() => namespaces.tenantId, { onDelete: "cascade" });
 
-export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
-export type MemberRole = (typeof memberRoles)[number];
-
 /** A member invited by mail is `pending` until they accept; only `accepted` members act in the namespace. */
-export const memberStatuses = ["accepted", "pending"] as const;
-export type MemberStatus = (typeof memberStatuses)[number];
 
 export const members = pgTable(
   "members",

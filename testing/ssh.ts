@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,8 +7,11 @@ import { inject } from "vitest";
 import WebSocket from "ws";
 import { acceptAgentDevice, type RunningAgent, startAgent } from "./agents";
 import { call } from "./client";
+import { createAccount } from "./local-accounts";
 import { runToExit } from "./processes";
 import { type SeededNamespace, seedNamespace } from "./seeds/namespaces";
+
+export { createAccount };
 
 /**
  * The SSH path end to end: OpenSSH clients run against the gateway, local accounts to log in as
@@ -21,26 +24,6 @@ export const scratchDir = (prefix = "das-ssh-") => mkdtempSync(path.join(tmpdir(
 export async function sshPort(baseUrl?: string): Promise<number> {
   const info = await call("GET", "/info", { baseUrl });
   return Number(String(info.body.endpoints.ssh).split(":").pop());
-}
-
-/** A local account with a password, for logins to the "device" (this machine); root only. */
-export function createAccount() {
-  const name = `das${randomBytes(4).toString("hex")}`;
-  const password = `pw-${randomBytes(8).toString("hex")}`;
-  execFileSync("useradd", ["--create-home", "--shell", "/bin/bash", name]);
-  execFileSync("chpasswd", { input: `${name}:${password}\n` });
-  return {
-    name,
-    password,
-    home: `/home/${name}`,
-    remove: () => {
-      // Processes the tests started as the account (a command left running when its session was closed).
-      const listed = spawnSync("ps", ["-o", "pid=", "-u", name], { encoding: "utf8" }).stdout;
-      const pids = listed.split(/\s+/).filter(Boolean);
-      for (const pid of pids) process.kill(Number(pid), "SIGKILL");
-      execFileSync("userdel", ["--force", "--remove", name], { stdio: "ignore" });
-    },
-  };
 }
 
 export const isRoot = process.getuid?.() === 0;

@@ -1,8 +1,8 @@
 import { expect, type Page, test } from "@playwright/test";
 import { cli } from "./support/outbox";
 
-// The browser-test server starts empty and its spec files run in name order, so this one sees
-// the service before it has an account.
+// The browser-test server starts empty; this spec's project runs before every other one
+// (playwright.config.ts), so it sees the service before it has an account.
 
 async function fillAccount(page: Page) {
   await page.getByLabel(/^Your name/).fill("First Admin");
@@ -18,6 +18,11 @@ test("the setup link creates the first account and its namespace once; a wrong s
   request,
 }) => {
   expect((await (await request.get("/info")).json()).setup).toBe(false);
+
+  // The console's first screen on an empty service tells how to make the first account.
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Welcome: this service has no account yet" })).toBeVisible();
+  await expect(page.getByText("npm run cli -- setup link")).toBeVisible();
 
   // Without the link's sign the page asks for it.
   await page.goto("/setup");

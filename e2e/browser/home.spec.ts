@@ -1,22 +1,18 @@
 import { expect, test } from "@playwright/test";
+import { newAccount, signIn } from "./support/console";
 
-test("the home page shows the version and the endpoints", async ({ page, request }) => {
-  const info = await (await request.get("/info")).json();
+test("the service's address leads to the login page, and to the console once signed in", async ({ page }) => {
   await page.goto("/");
-  await expect(page.getByRole("heading", { name: "Device access service" })).toBeVisible();
-  await expect(page.getByText(info.version, { exact: true })).toBeVisible();
-  await expect(page.getByText(info.endpoints.api, { exact: true })).toBeVisible();
-  await expect(page.getByText(info.endpoints.ssh, { exact: true })).toBeVisible();
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole("heading", { name: "Log in to your console" })).toBeVisible();
+
+  await signIn(page, newAccount("home"));
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/dashboard$/);
 });
 
-test("the OpenAPI link leads to the generated document", async ({ page }) => {
-  await page.goto("/");
-  const [response] = await Promise.all([
-    page.waitForResponse((candidate) => candidate.url().endsWith("/api/openapi.json")),
-    page.getByRole("link", { name: "/api/openapi.json" }).click(),
-  ]);
-  expect(response.status()).toBe(200);
-  const document = await response.json();
+test("the OpenAPI document stays where clients look for it", async ({ request }) => {
+  const document = await (await request.get("/api/openapi.json")).json();
   expect(document.openapi).toBe("3.0.3");
   expect(document.paths["/api/login"].post.operationId).toBe("login");
 });

@@ -87,7 +87,16 @@ describe.skipIf(!isRoot)("the browser terminal (needs root: a test account, the 
     await first.closed;
     await expect(openTerminal(token, origin)).rejects.toThrow("HTTP 401");
     await expect(openTerminal(randomBytes(32).toString("base64url"), origin)).rejects.toThrow("HTTP 401");
-    await expect(openTerminal(await tokenFor(undefined, "wrong-password"), origin)).rejects.toThrow("HTTP 401");
+  });
+
+  it("tells a member's terminal why its login was refused, with a close code of its own", async () => {
+    const refused = await openTerminal(await tokenFor(undefined, "wrong-password"), origin);
+    const closing = await new Promise<{ code: number; reason: string }>((resolve) =>
+      refused.socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    expect(closing.code).toBe(4401);
+    expect(closing.reason).not.toBe("");
+    expect(refused.output()).toBe("");
   });
 
   it("binds the token to its user: one removed from the namespace cannot use it", async () => {

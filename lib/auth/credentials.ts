@@ -5,6 +5,7 @@ import { members, namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
 import type { Executor } from "../db";
 import { forbidden, notFound, unauthorized } from "../errors";
+import { checkSameOrigin, readBrowserSession } from "./browser-session";
 import { verifyDeviceToken, verifyUserToken } from "./jwt";
 import { lowerRole, type MemberRole } from "./roles";
 import { hashToken } from "./token-hash";
@@ -21,19 +22,31 @@ export type Scope = Readonly<{ tenantId: string; role: MemberRole; actorId: stri
 
 const makeScope = (fields: Omit<Scope, typeof scopeBrand>) => fields as Scope;
 
-/** Identifies the caller from `X-API-KEY` (which wins) or `Authorization: Bearer`. */
-export async function resolveCaller(db: Executor, headers: Headers): Promise<Caller | undefined> {
+/**
+ * Identifies the caller from `X-API-KEY` (which wins), `Authorization: Bearer`, or else the
+ * console's session cookie, which is taken for a write only from the service's own origin.
+ */
+export async function resolveCaller(db: Executor, headers: Headers, method: string): Promise<Caller | undefined> {
   const apiKey = headers.get("x-api-key");
   if (apiKey !== null) return authenticateApiKey(db, apiKey.trim());
   const authorization = headers.get("authorization");
-  if (authorization === null) return undefined;
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-  if (!match?.[1]) throw unauthorized("malformed Authorization header: expected 'Bearer <token>'");
-  const claims = await verifyUserToken(match[1]);
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+    if (!match?.[1]) throw unauthorized("malformed Authorization header: expected 'Bearer <token>'");
+    return authenticateUserToken(db, match[1]);
+  }
+  const session = await readBrowserSession(headers);
+  if (!session) return undefined;
+  checkSameOrigin(method, headers);
+  return authenticateUserToken(db, session.apiToken);
+}
+
+async function authenticateUserToken(db: Executor, token: string): Promise<Caller> {
+  const claims = await verifyUserToken(token);
   if (!claims) throw unauthorized("invalid or expired token");
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, claims.sub));
   if (!user) throw unauthorized("the token's user no longer exists");
-  return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token: match[1] };
+  return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token };
 }
 
 async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {

@@ -11,10 +11,15 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The signing key, imported once: given raw bytes, jose imports them anew for every token, which
  * doubles the cost of a signature (felt when thousands of agents come back after a restart).
  */
+/** The secret that signs tokens: `JWT_SECRET`, or one kept in `DATA_DIR`. */
+export function jwtSecret(): string {
+  const config = getConfig();
+  return config.JWT_SECRET ?? loadOrCreateSecret(config.DATA_DIR, "jwt.key");
+}
+
 function key(): Promise<CryptoKey> {
   return processSingleton("jwt key", () => {
-    const config = getConfig();
-    const secret = config.JWT_SECRET ?? loadOrCreateSecret(config.DATA_DIR, "jwt.key");
+    const secret = jwtSecret();
     const hmac = { name: "HMAC", hash: "SHA-256" };
     return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), hmac, false, ["sign", "verify"]);
   });

@@ -1,4 +1,4 @@
-import { type MemberRole, memberRoles } from "@/models/namespaces";
+import { type MemberRole, memberRoles } from "@/models/enums";
 
 export { type MemberRole, memberRoles };
 

@@ -88,7 +88,7 @@ async function authorize(operation: Operation, request: Request, params: Record<
     return { device: await resolveDevice(getDb(), request.headers) };
   }
   const db = getDb();
-  const caller = await resolveCaller(db, request.headers);
+  const caller = await resolveCaller(db, request.headers, request.method);
   if (!caller && access.kind === "tenant" && access.allowsNoCredentials) return { scope: null };
   if (!caller) throw unauthorized("missing credentials: send 'Authorization: Bearer <token>' or 'X-API-KEY'");
   if (access.kind === "principal") return { caller };

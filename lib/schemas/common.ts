@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { memberRoles } from "@/models/namespaces";
+import { memberRoles } from "@/models/enums";
 
 /**
  * Text that people name things with, in one Unicode spelling (NFC): two spellings of one name

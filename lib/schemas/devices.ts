@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deviceStatuses } from "@/models/devices";
+import { deviceStatuses } from "@/models/enums";
 import { hexUidShape } from "../protocol";
 import { nameText, orderBy, pagination, timestamp } from "./common";
 import { filterQuery } from "./list-filter";

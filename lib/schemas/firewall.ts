@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { firewallActions } from "@/models/firewall-rules";
+import { firewallActions } from "@/models/enums";
 import { pagination } from "./common";
 import { deviceFilter, deviceFilterObject, userRegex } from "./public-keys";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { memberStatuses } from "@/models/namespaces";
+import { memberStatuses } from "@/models/enums";
 import { terminalSafe } from "../text";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
 import { filterQuery } from "./list-filter";

@@ -14,8 +14,8 @@ const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 export const newTypedCode = () =>
   Array.from({ length: 10 }, () => codeAlphabet[randomInt(codeAlphabet.length)]).join("");
 
-/** Typed codes are compared without regard to case and surrounding blanks. */
-export const normalizeCode = (code: string) => code.trim().toUpperCase();
+/** Typed codes are compared without regard to case, blanks and hyphens (people group what they read). */
+export const normalizeCode = (code: string) => code.replace(/[\s-]+/g, "").toUpperCase();
 
 /**
  * Stores a new single-use token of `purpose` for the user, valid `ttlSeconds`, and returns it;

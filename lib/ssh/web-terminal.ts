@@ -24,6 +24,12 @@ export const terminalPath = "/ws/ssh";
  */
 const binaryProtocol = "binary";
 
+/** The close code of a refused login, for a member's terminal on the binary protocol. */
+export const loginRefusedCode = 4401;
+
+const offersBinary = (request: IncomingMessage) =>
+  (request.headers["sec-websocket-protocol"] ?? "").split(",").some((protocol) => protocol.trim() === binaryProtocol);
+
 // Output waits in the device's channel (SSH flow control) while this much is unsent to the browser.
 const highWaterBytes = 1024 * 1024;
 
@@ -40,7 +46,8 @@ function credentialOf(ticket: TerminalTicket): Credential {
 /**
  * The browser terminal: `GET /ws/ssh?token=..&cols=..&rows=..` from a page of PUBLIC_URL's origin,
  * with a one-time token from `POST /ws/ssh`. The login happens before the upgrade (a refusal is
- * an HTTP 401, a fault a 500). Output goes in binary messages to a client that chose the
+ * an HTTP 401, a fault a 500); a namespace member's terminal on the binary protocol is told the
+ * refusal's reason instead, as a close with code 4401. Output goes in binary messages to a client that chose the
  * `binary` subprotocol, else in text messages (ShellHub's UI). Input is taken in either form:
  * binary messages of bytes, `{"type":"resize",..}`, or ShellHub's `{"kind":1|2,"data":..}`.
  */
@@ -64,6 +71,14 @@ export class WebTerminalEndpoint {
       for (const client of this.sockets.clients) client.terminate();
     }, 2_000).unref();
     await Promise.all(this.endings);
+  }
+
+  /**
+   * Tells a namespace member's terminal why the login was refused: a browser cannot read the body
+   * of a refused upgrade, but it can read a close frame's code and reason.
+   */
+  private closeWithReason(request: IncomingMessage, socket: Duplex, head: Buffer, reason: string) {
+    this.sockets.handleUpgrade(request, socket, head, (ws) => ws.close(loginRefusedCode, reason.slice(0, 120)));
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
@@ -98,6 +113,7 @@ export class WebTerminalEndpoint {
       // A fault, unlike a refusal, is a 500 with a request id (server.ts).
       if (!(error instanceof Refusal)) throw error;
       log.info("browser terminal login refused", { login: target.login, reason: error.message });
+      if (ticket.member && offersBinary(request)) return this.closeWithReason(request, socket, head, error.message);
       return refuseUpgrade(socket, 401, "authentication failed");
     }
     const session = login.session as LiveSession;

@@ -1,0 +1,99 @@
+"use client";
+
+import { type QueryClient, type QueryKey, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import type { Answer } from "./api";
+import { useConnectivity } from "./connectivity";
+import { queryKeys } from "./query-keys";
+
+/** One event of `GET /api/events`: what changed, on which device or session, and the new fields. */
+type LiveEvent = { type: string; uid?: string; at: string; patch?: Record<string, unknown> };
+
+type Row = { uid: string } & Record<string, unknown>;
+
+const throttleMs = 2_000;
+
+/** Invalidations of one key at most every 2 s: a burst of events costs one refetch. */
+function throttledInvalidator(queryClient: QueryClient) {
+  const waiting = new Map<string, ReturnType<typeof setTimeout>>();
+  return (key: QueryKey) => {
+    const id = JSON.stringify(key);
+    if (waiting.has(id)) return;
+    void queryClient.invalidateQueries({ queryKey: key });
+    waiting.set(
+      id,
+      setTimeout(() => waiting.delete(id), throttleMs),
+    );
+  };
+}
+
+function patchRows(queryClient: QueryClient, tenant: string, uid: string, patch: Record<string, unknown>) {
+  queryClient.setQueriesData<Answer<Row[]>>({ queryKey: queryKeys.devices.lists(tenant) }, (page) =>
+    page ? { ...page, data: page.data.map((row) => (row.uid === uid ? { ...row, ...patch } : row)) } : page,
+  );
+  queryClient.setQueryData<Answer<Row>>(queryKeys.devices.detail(tenant, uid), (detail) =>
+    detail ? { ...detail, data: { ...detail.data, ...patch } } : detail,
+  );
+}
+
+/**
+ * The namespace's event stream: patches cached devices in place, replaces the counters, and
+ * refetches what an event changes the shape of (a new device, a session). The browser's
+ * EventSource reconnects by itself and sends `Last-Event-ID`; while it is down, lists poll.
+ */
+export function LiveUpdates({ tenant }: { tenant: string }) {
+  const queryClient = useQueryClient();
+  const { setLive } = useConnectivity();
+
+  useEffect(() => {
+    const invalidate = throttledInvalidator(queryClient);
+    const source = new EventSource("/api/events");
+    const handle = (message: MessageEvent<string>) => {
+      const event = JSON.parse(message.data) as LiveEvent;
+      if (event.type === "stats" && event.patch) {
+        queryClient.setQueryData(queryKeys.stats(tenant), (old: Answer<unknown> | undefined) => ({
+          headers: old?.headers ?? new Headers(),
+          data: event.patch,
+        }));
+        return;
+      }
+      if (event.type === "reset") {
+        void queryClient.invalidateQueries();
+        return;
+      }
+      if (event.type.startsWith("session.")) {
+        invalidate(queryKeys.sessions.all(tenant));
+        invalidate(queryKeys.stats(tenant));
+        return;
+      }
+      if (!event.uid) return;
+      if (event.patch) patchRows(queryClient, tenant, event.uid, event.patch);
+      // Membership of the lists (a status filter, the order by last seen) may change with it.
+      invalidate(queryKeys.devices.lists(tenant));
+      invalidate(queryKeys.stats(tenant));
+      if (event.type === "device.removed")
+        queryClient.removeQueries({ queryKey: queryKeys.devices.detail(tenant, event.uid) });
+    };
+    const types = [
+      "device.registered",
+      "device.online",
+      "device.offline",
+      "device.status",
+      "device.updated",
+      "device.removed",
+      "session.started",
+      "session.ended",
+      "stats",
+      "reset",
+    ];
+    for (const type of types) source.addEventListener(type, handle);
+    source.onopen = () => setLive(true);
+    source.onerror = () => setLive(false);
+    return () => {
+      source.close();
+      setLive(false);
+    };
+  }, [queryClient, tenant, setLive]);
+
+  return null;
+}

@@ -1,0 +1,54 @@
+"use client";
+
+import { type ReactNode, useEffect, useId, useRef } from "react";
+
+/**
+ * A modal dialog on the browser's own `<dialog>`: focus stays inside, Escape closes it, and focus
+ * returns to where it was. `onClose` is called however it closes.
+ */
+export function Dialog({
+  isOpen,
+  onClose,
+  title,
+  description,
+  children,
+}: {
+  isOpen: boolean;
+  onClose: () => void;
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (isOpen && !element.open) element.showModal();
+    if (!isOpen && element.open) element.close();
+  }, [isOpen]);
+  return (
+    <dialog
+      ref={dialog}
+      onClose={onClose}
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+    >
+      {isOpen && (
+        <div className="grid gap-4 p-5">
+          <h2 id={titleId} className="text-base font-semibold">
+            {title}
+          </h2>
+          {description && (
+            <div id={descriptionId} className="text-sm text-slate-700 dark:text-slate-300">
+              {description}
+            </div>
+          )}
+          {children}
+        </div>
+      )}
+    </dialog>
+  );
+}

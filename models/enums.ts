@@ -1,0 +1,14 @@
+// The closed sets of values that tables store, apart from the tables themselves: the API's
+// schemas and the console's browser code read them without loading the ORM.
+
+export const deviceStatuses = ["accepted", "rejected", "pending", "removed", "unused"] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
+
+export const firewallActions = ["allow", "deny"] as const;
+export type FirewallAction = (typeof firewallActions)[number];
+
+export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
+export type MemberRole = (typeof memberRoles)[number];
+
+export const memberStatuses = ["accepted", "pending"] as const;
+export type MemberStatus = (typeof memberStatuses)[number];
