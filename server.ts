@@ -4,6 +4,7 @@ import next from "next";
 import { operations } from "./lib/api";
 import * as agentApi from "./lib/api/agent";
 import { internalSecret } from "./lib/auth/internal";
+import { buildAgentInstall } from "./lib/build/agent-bundle";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
@@ -17,6 +18,7 @@ import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { readAuthDeviceBody } from "./lib/schemas/agent";
 import { authenticateDevice } from "./lib/services/agent";
+import { provideAgentInstall } from "./lib/services/agent-install";
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
@@ -45,6 +47,8 @@ async function main() {
   setDatabase(database);
   // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
   internalSecret();
+  // The agent's installer and bundle (GET /install.sh), made by esbuild on the first download.
+  provideAgentInstall(() => buildAgentInstall(process.cwd(), publicUrl(config)));
 
   // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
   // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
