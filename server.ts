@@ -130,13 +130,19 @@ async function main() {
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", {
     url: `http://${localHost}:${port}`,
+    console: publicUrl(config),
     host: config.HOST,
     port,
     sshPort,
     database: database.kind,
   });
   if (!(await isSetUp(database.db))) {
-    log.info("no account yet: create the first one on the setup page", { url: setupLink() });
+    log.info("no account yet: create the first one on the setup page (open the url in a browser)", {
+      console: publicUrl(config),
+      url: setupLink(),
+      again: "npm run cli -- setup link",
+      ...(config.PUBLIC_URL ? {} : { hint: "set PUBLIC_URL to the address people and devices reach the service at" }),
+    });
   }
 
   const timers = [
