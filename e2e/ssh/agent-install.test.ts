@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentInstallCommand } from "@/lib/agent-install";
@@ -195,4 +195,46 @@ describe.skipIf(!isRoot)("installing the agent with the served installer (needs 
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(installDir)).toBe(false);
   });
+
+  // systemd as the installer sees it, in a mount namespace of the test's own: /run/systemd/system
+  // and /etc/systemd/system are empty directories there, and systemctl a script that notes its calls.
+  const hasMountNamespaces = isRoot && spawnSync("unshare", ["-m", "true"]).status === 0;
+  it.skipIf(!hasMountNamespaces)(
+    "as root with systemd: writes the unit, enables and starts it; uninstalls it",
+    async () => {
+      const dir = path.join(scratch, "service");
+      const fake = path.join(scratch, "fake-bin");
+      mkdirSync(fake);
+      writeFileSync(path.join(fake, "systemctl"), `#!/bin/sh\necho "$*" >> "${scratch}/systemctl.log"\n`, {
+        mode: 0o755,
+      });
+      const steps = [
+        "set -e",
+        "mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system",
+        "mount -t tmpfs tmpfs /etc/systemd/system",
+        `export PATH="${fake}:$PATH"`,
+        command("--dir", dir),
+        `cp /etc/systemd/system/device-access-agent.service "${scratch}/unit"`,
+        `curl -fsSL ${server.url}/install.sh | sh -s -- --uninstall --dir ${dir}`,
+        `ls -A /etc/systemd/system > "${scratch}/units-left"`,
+      ];
+      const result = await runToExit("unshare", ["-m", "sh", "-c", steps.join("\n")], { seconds: 120 });
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain("service device-access-agent enabled and started");
+      const unit = readFileSync(path.join(scratch, "unit"), "utf8");
+      expect(unit).toContain(`Description=Device access agent for ${server.url}\n`);
+      expect(unit).toContain(`ExecStart=${dir}/device-access-agent\n`);
+      expect(unit).toContain("Restart=always\n");
+      expect(unit).toContain("WantedBy=multi-user.target\n");
+      expect(readFileSync(path.join(scratch, "systemctl.log"), "utf8").trim().split("\n")).toEqual([
+        "daemon-reload",
+        "enable device-access-agent.service",
+        "restart device-access-agent.service",
+        "disable --now device-access-agent.service",
+        "daemon-reload",
+      ]);
+      expect(readFileSync(path.join(scratch, "units-left"), "utf8")).toBe("");
+      expect(existsSync(dir)).toBe(false);
+    },
+  );
 });
