@@ -22,6 +22,8 @@ Installs the device access agent $AGENT_VERSION for $SERVER_URL and starts it.
 
 usage: sh install.sh --tenant TENANT_ID [options]
   --tenant ID       the namespace the device joins (its tenant id; TENANT_ID)
+  --server URL      the server's address as this device reaches it (SERVER_ADDRESS;
+                    default: $SERVER_URL, the server's PUBLIC_URL)
   --hostname NAME   the device's name (PREFERRED_HOSTNAME; default: the system's hostname)
   --private-key FILE  a device key (RSA, PEM) to use (PRIVATE_KEY; default: one made on first
                     start in DIR/data/agent.key)
@@ -45,6 +47,7 @@ fail() {
 }
 has() { command -v "$1" >/dev/null 2>&1; }
 
+server=${SERVER_ADDRESS:-$SERVER_URL}
 tenant=${TENANT_ID:-}
 hostname=${PREFERRED_HOSTNAME:-}
 private_key=${PRIVATE_KEY:-}
@@ -53,9 +56,10 @@ start=auto
 action=install
 while [ $# -gt 0 ]; do
 	case $1 in
-	--tenant | --tenant-id | --hostname | --private-key | --dir)
+	--server | --tenant | --tenant-id | --hostname | --private-key | --dir)
 		[ $# -ge 2 ] || fail "$1 needs a value"
 		case $1 in
+		--server) server=$2 ;;
 		--tenant | --tenant-id) tenant=$2 ;;
 		--hostname) hostname=$2 ;;
 		--private-key) private_key=$2 ;;
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2
 		;;
+	--server=*) server=${1#*=} && shift ;;
 	--tenant=* | --tenant-id=*) tenant=${1#*=} && shift ;;
 	--hostname=*) hostname=${1#*=} && shift ;;
 	--private-key=*) private_key=${1#*=} && shift ;;
@@ -116,6 +121,9 @@ if [ -f "$config" ]; then
 	[ -n "$hostname" ] || hostname=$(setting PREFERRED_HOSTNAME)
 	[ -n "$private_key" ] || private_key=$(setting PRIVATE_KEY)
 fi
+server=${server%/}
+printf '%s\n' "$server" | grep -Eqx 'https?://[][A-Za-z0-9_./:@%+=~,-]+' ||
+	fail "--server: not an http:// or https:// address of letters, digits and URL punctuation: $server"
 [ -n "$tenant" ] || fail "--tenant is required: the namespace's tenant id, shown in the console (--help)"
 printf '%s\n' "$tenant" | grep -Eqx '[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}' ||
 	fail "--tenant: not a tenant id (a UUID): $tenant"
@@ -144,18 +152,25 @@ process.exit(major > needMajor || (major === needMajor && minor >= needMinor) ? 
 case $node in *[!A-Za-z0-9_./@+-]*) fail "Node.js is at a path this script does not write into files: $node" ;; esac
 has tar || fail "tar is needed to unpack the agent"
 
-say "installing the device access agent $AGENT_VERSION from $SERVER_URL into $dir"
+say "installing the device access agent $AGENT_VERSION from $server into $dir"
 mkdir -p "$dir"
 chmod 700 "$dir"
 work=$(mktemp -d "$dir/.install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-say "downloading $SERVER_URL/agent/agent.tar.gz"
+# The server's PUBLIC_URL may be an address only the server itself reaches (localhost, the default).
+unreached="the download from $server failed"
+case $server in
+*://localhost[:/]* | *://localhost | *://127.* | *://\[::1\]*)
+	unreached="$unreached: that address is the device's own; set the server's PUBLIC_URL to an address devices reach, or pass --server URL"
+	;;
+esac
+say "downloading $server/agent/agent.tar.gz"
 if has curl; then
-	curl -fsSL -o "$work/agent.tar.gz" "$SERVER_URL/agent/agent.tar.gz" || fail "the download failed"
+	curl -fsSL -o "$work/agent.tar.gz" "$server/agent/agent.tar.gz" || fail "$unreached"
 elif has wget; then
-	wget -q -O "$work/agent.tar.gz" "$SERVER_URL/agent/agent.tar.gz" || fail "the download failed"
+	wget -q -O "$work/agent.tar.gz" "$server/agent/agent.tar.gz" || fail "$unreached"
 else
 	fail "curl or wget is needed to download the agent"
 fi
@@ -179,7 +194,7 @@ say "agent files in $dir/app"
 
 {
 	say "# The device access agent's configuration, written by install.sh; read by $launcher."
-	say "SERVER_ADDRESS='$SERVER_URL'"
+	say "SERVER_ADDRESS='$server'"
 	say "TENANT_ID='$tenant'"
 	say "AGENT_DATA_DIR='$dir/data'"
 	if [ -n "$private_key" ]; then
@@ -212,7 +227,7 @@ fi
 if [ "$start" = auto ] && $is_root && $has_systemd; then
 	cat >"$work/unit" <<EOF
 [Unit]
-Description=Device access agent for $(printf '%s' "$SERVER_URL" | sed 's/%/%%/g')
+Description=Device access agent for $(printf '%s' "$server" | sed 's/%/%%/g')
 After=network-online.target
 Wants=network-online.target
 

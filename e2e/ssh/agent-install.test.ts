@@ -109,6 +109,13 @@ describe.skipIf(!isRoot)("installing the agent with the served installer (needs 
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toContain("not a tenant id");
     expect(existsSync(installDir)).toBe(false);
+    // A server address the device cannot reach, and one that is the device's own: the message says so.
+    const unreachable = await sh(command("--dir", installDir, "--server", "http://127.0.0.1:1"));
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(
+      "the download from http://127.0.0.1:1 failed: that address is the device's own",
+    );
+    rmSync(installDir, { recursive: true, force: true });
   });
 
   it("installs and configures with --no-service, printing how to start the agent (wget, no curl)", async () => {
