@@ -13,9 +13,15 @@ describe("agentInstallCommand", () => {
     ).toBe(`wget -qO- http://10.0.0.5:8080/install.sh | sh -s -- --tenant ${tenantId} --hostname lab-pc`);
   });
 
+  it("writes the address as the URL class does: no default port", () => {
+    expect(agentInstallCommand({ server: "https://devices.example.com:443", tenantId })).toBe(
+      `curl -fsSL https://devices.example.com/install.sh | sh -s -- --tenant ${tenantId}`,
+    );
+  });
+
   it("quotes what sh would otherwise interpret", () => {
-    expect(agentInstallCommand({ server: "http://host/a b", tenantId, hostname: "x;y" })).toBe(
-      `curl -fsSL 'http://host/a b/install.sh' | sh -s -- --tenant ${tenantId} --hostname 'x;y'`,
+    expect(agentInstallCommand({ server: "http://host/a'b", tenantId, hostname: "x;y" })).toBe(
+      `curl -fsSL 'http://host/a'\\''b/install.sh' | sh -s -- --tenant ${tenantId} --hostname 'x;y'`,
     );
   });
 });

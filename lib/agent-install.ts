@@ -25,7 +25,9 @@ function shellWord(word: string): string {
  * `curl -fsSL http://SERVER/install.sh | sh -s -- --tenant TENANT_ID [--hostname NAME]`.
  */
 export function agentInstallCommand({ server, tenantId, hostname, downloader = "curl" }: InstallCommandInput): string {
-  const url = shellWord(`${server.replace(/\/+$/, "")}${installScriptPath}`);
+  // As the URL class writes it: `https://host:443` (from /info's `host:port`) is `https://host`.
+  const base = new URL(server);
+  const url = shellWord(`${base.origin}${base.pathname.replace(/\/+$/, "")}${installScriptPath}`);
   const fetch = downloader === "wget" ? `wget -qO- ${url}` : `curl -fsSL ${url}`;
   const flags = ["--tenant", tenantId, ...(hostname ? ["--hostname", hostname] : [])].map(shellWord);
   return `${fetch} | sh -s -- ${flags.join(" ")}`;
