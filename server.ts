@@ -4,6 +4,7 @@ import next from "next";
 import { operations } from "./lib/api";
 import * as agentApi from "./lib/api/agent";
 import { internalSecret } from "./lib/auth/internal";
+import { buildAgentInstall } from "./lib/build/agent-bundle";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
 import { errorText } from "./lib/errors";
@@ -17,6 +18,7 @@ import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { readAuthDeviceBody } from "./lib/schemas/agent";
 import { authenticateDevice } from "./lib/services/agent";
+import { provideAgentInstall } from "./lib/services/agent-install";
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
@@ -45,6 +47,8 @@ async function main() {
   setDatabase(database);
   // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
   internalSecret();
+  // The agent's installer and bundle (GET /install.sh), made by esbuild on the first download.
+  provideAgentInstall(() => buildAgentInstall(process.cwd(), publicUrl(config)));
 
   // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
   // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
@@ -135,13 +139,19 @@ async function main() {
   writeServerFile(config.DATA_DIR, { pid: process.pid, url: `http://${localHost}:${port}` });
   log.info("listening", {
     url: `http://${localHost}:${port}`,
+    console: publicUrl(config),
     host: config.HOST,
     port,
     sshPort,
     database: database.kind,
   });
   if (!(await isSetUp(database.db))) {
-    log.info("no account yet: create the first one on the setup page", { url: setupLink() });
+    log.info("no account yet: create the first one on the setup page (open the url in a browser)", {
+      console: publicUrl(config),
+      url: setupLink(),
+      again: "npm run cli -- setup link",
+      ...(config.PUBLIC_URL ? {} : { hint: "set PUBLIC_URL to the address people and devices reach the service at" }),
+    });
   }
 
   const timers = [

@@ -58,6 +58,7 @@ export type AgentOptions = {
 export class OptionsError extends Error {}
 
 export const usage = `usage: npm run agent -- --server URL --tenant-id UUID [options]
+   or, installed by install.sh: device-access-agent [options] (its agent.env sets the others)
   --server URL               the server's address (SERVER_ADDRESS)
   --tenant-id UUID           the namespace the device joins (TENANT_ID)
   --hostname NAME            the device's name (PREFERRED_HOSTNAME; default: the OS hostname)

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { type IPty, spawn as spawnPty } from "node-pty";
+import { createRequire } from "node:module";
+import type { IPty } from "node-pty";
+import { log } from "../lib/log";
 import type { LocalAccount } from "./accounts";
 
 /** The terminal a client asked for with `pty-req`. */
@@ -45,10 +47,38 @@ const workingDirectory = (account: LocalAccount) => (existsSync(account.home) ? 
 export const shellCommand = (account: LocalAccount, command?: string): [string, string[]] =>
   command === undefined ? [account.shell, ["-l"]] : [account.shell, ["-c", command]];
 
-/** The program on a new pseudo-terminal of the given size. */
-export function startOnPty(context: LoginContext & { terminal: Terminal }, file: string, args: string[]): IPty {
+type PtyModule = typeof import("node-pty");
+let ptyModule: PtyModule | null | undefined;
+
+/**
+ * node-pty, a native addon, loaded on first use (a plain `require`, which the installed agent's
+ * bundle leaves to Node: agent/install.sh, docs/agent-install.md). Undefined where it does not
+ * load (an installed agent on another architecture or C library than the server's build):
+ * sessions that ask for a terminal then run on pipes, and the agent says so once.
+ */
+export function loadPty(): PtyModule | undefined {
+  if (ptyModule === undefined) {
+    try {
+      ptyModule = createRequire(import.meta.url)("node-pty") as PtyModule;
+    } catch (error) {
+      ptyModule = null;
+      log.warn("node-pty does not load here: shells run without a terminal (no line editing, no resizing)", {
+        error: (error as Error).message.split("\n", 1)[0],
+      });
+    }
+  }
+  return ptyModule ?? undefined;
+}
+
+/** The program on a new pseudo-terminal of the given size (`pty` from `loadPty()`). */
+export function startOnPty(
+  pty: PtyModule,
+  context: LoginContext & { terminal: Terminal },
+  file: string,
+  args: string[],
+): IPty {
   const [program, programArgs] = asAccount(context.account, file, args);
-  return spawnPty(program, programArgs, {
+  return pty.spawn(program, programArgs, {
     name: context.terminal.term,
     // Bytes, not text: output goes to the SSH channel as it is.
     encoding: null,

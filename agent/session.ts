@@ -7,6 +7,7 @@ import type { LocalAccount } from "./accounts";
 import {
   isPassedEnv,
   type LoginContext,
+  loadPty,
   sftpServerPath,
   shellCommand,
   startOnPty,
@@ -163,9 +164,11 @@ export function serveSession(session: Session, account: LocalAccount) {
     const [file, args] = shellCommand(account, command);
     try {
       const current = context();
-      running = current.terminal
-        ? runOnPty(channel, startOnPty({ ...current, terminal: current.terminal }, file, args))
-        : runPiped(channel, startPiped(current, file, args));
+      const pty = current.terminal ? loadPty() : undefined;
+      running =
+        pty && current.terminal
+          ? runOnPty(channel, startOnPty(pty, { ...current, terminal: current.terminal }, file, args))
+          : runPiped(channel, startPiped(current, file, args));
     } catch (error) {
       log.warn("starting a process failed", { user: account.name, what, error: (error as Error).message });
       channel.stderr.write(`${(error as Error).message}\n`);

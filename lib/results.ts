@@ -14,3 +14,6 @@ export class Reply<T = unknown> {
 /** One page of a list and the total it is a page of. */
 export type Page<T> = { items: T[]; total: number };
 export const paged = <T>(items: T[], total: number): Page<T> => ({ items, total });
+
+/** A file rather than a JSON value (the agent's installer and bundle): its bytes or text and headers. */
+export type FileReply = { body: Buffer | string; headers: Record<string, string> };

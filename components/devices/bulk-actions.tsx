@@ -81,7 +81,9 @@ export function BulkActions({
       setRun({ kind, done: index + 1, total: targets.length, failures: [...failures], finished: false });
     }
     // A run that failed somewhere stays on screen with its failures; a clean one goes.
-    setRun(failures.length ? { kind, done: targets.length, total: targets.length, failures, finished: true } : undefined);
+    setRun(
+      failures.length ? { kind, done: targets.length, total: targets.length, failures, finished: true } : undefined,
+    );
     const succeeded = targets.length - failures.length;
     const summary = `${succeeded} ${verbs[kind][1]}${failures.length ? ` · ${failures.length} failed` : ""}`;
     if (failures.length) toast.warning(summary);

@@ -4,17 +4,13 @@ import { CheckCircle2, CircleDashed, Radio, TerminalSquare } from "lucide-react"
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Button, Callout, Card, CommandLine } from "@/components/ui/controls";
+import { agentInstallCommand } from "@/lib/agent-install";
 import { useConsole, usePermission } from "../console/context";
 import { useStats } from "../console/stats";
 import { connectCommands } from "./connect-commands";
 import { useStatusChange } from "./device-actions";
 import { type Device, useDeviceList } from "./device-data";
 import { defaultParams } from "./list-params";
-
-/** The one command that installs and starts the agent on a Linux device with Node.js. */
-export function installCommand(publicUrl: string, tenant: string) {
-  return `curl -fsSL ${publicUrl}/install.sh | sh -s -- --tenant ${tenant}`;
-}
 
 const troubleshootAfterMs = 120_000;
 
@@ -76,7 +72,7 @@ function Troubleshooting({ publicUrl }: { publicUrl: string }) {
         <li>Outgoing HTTP(S) to this address is allowed by its firewall.</li>
         <li>Its clock is right (within a minute): the agent signs its calls with the time.</li>
         <li>
-          The agent&apos;s log: <code className="font-mono">journalctl -u device-agent -n 50</code>
+          The agent&apos;s log: <code className="font-mono">journalctl -u device-access-agent -n 50</code>
         </li>
       </ul>
     </Callout>
@@ -101,7 +97,8 @@ export function Onboarding({ isFirst = true }: { isFirst?: boolean }) {
 
   const waiting = pending.data?.data ?? [];
   const [connected, setConnected] = useState<Device>();
-  const command = installCommand(publicUrl, tenant);
+  const [downloader, setDownloader] = useState<"curl" | "wget">("curl");
+  const command = agentInstallCommand({ server: publicUrl, tenantId: tenant, downloader });
 
   return (
     <div className="mx-auto grid max-w-3xl gap-6">
@@ -117,14 +114,30 @@ export function Onboarding({ isFirst = true }: { isFirst?: boolean }) {
       <Card className="p-5 sm:p-6">
         <ol className="grid gap-8">
           <Step number={1} title="Run this on the device, as root" done={waiting.length > 0 || connected !== undefined}>
+            <fieldset className="flex gap-4 text-sm">
+              <legend className="sr-only">Download with</legend>
+              {(["curl", "wget"] as const).map((tool) => (
+                <label key={tool} className="flex items-center gap-1.5">
+                  <input
+                    type="radio"
+                    name="downloader"
+                    checked={downloader === tool}
+                    onChange={() => setDownloader(tool)}
+                  />
+                  <code className="font-mono">{tool}</code>
+                </label>
+              ))}
+            </fieldset>
             <CommandLine command={command} label="Copy install command" />
             <details className="text-sm text-slate-700 dark:text-slate-300">
               <summary className="cursor-pointer font-medium">What this does</summary>
               <p className="mt-2">
-                It downloads the agent from this service (checking its checksum), installs it under{" "}
-                <code className="font-mono">/opt/device-agent</code>, makes a key for the device, and starts the agent
-                as a systemd service. The agent registers the device with this namespace and keeps a tunnel open to the
-                service, so people can reach it over SSH.
+                It checks for Node.js 20.9 or later, downloads the agent from this service (checking its checksum),
+                installs it under <code className="font-mono">/opt/device-access-agent</code> and starts it as the
+                systemd service <code className="font-mono">device-access-agent</code> (in the foreground where there is
+                no systemd). The agent makes a key for the device, registers it with this namespace and keeps a tunnel
+                open to the service, so people can reach it over SSH. Run it again to upgrade; add{" "}
+                <code className="font-mono">--uninstall</code> to remove it.
               </p>
             </details>
           </Step>
