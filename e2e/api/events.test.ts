@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { agentBody, authDevice } from "@/testing/agents";
 import { call, uniqueName } from "@/testing/client";
 import { type EventStream, openEventStream, type ReceivedEvent } from "@/testing/events";
+import { startAgentInProcess } from "@/testing/in-process-agents";
 import { seedDevice } from "@/testing/seeds/devices";
 import { seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 import { seedSession } from "@/testing/seeds/sessions";
 import { type RunningServer, startServer } from "@/testing/server";
+import { waitFor } from "@/testing/wait";
 
 /**
  * `GET /api/events` over real HTTP, read as a browser reads it (a streaming body): the events of
@@ -175,5 +177,24 @@ describe.skipIf(!isPostgres)("an instance sharing the database", () => {
     expect(accepted.receivedAt - acceptedAt).toBeLessThan(2_000);
     const again = await eventsOf({ ...owner, baseUrl: second.url, lastEventId: registered.id });
     expect((await again.next(about(device.uid, "device.status"))).id).toBe(accepted.id);
+  });
+
+  it("streams a device going offline when its agent, whose tunnel is on the other instance, stops", async () => {
+    const namespace = await seedNamespace();
+    const owner = { token: namespace.owner.tenantToken };
+    const stream = await eventsOf({ ...owner, baseUrl: second.url });
+    const agent = await startAgentInProcess(inject("baseUrl"), namespace.tenantId);
+    try {
+      const registered = await stream.next(
+        (event) => event.event === "device.registered" && event.data.patch.name === agent.hostname,
+      );
+      await waitFor("the tunnel", () => agent.agent.tunnel.phase === "connected");
+      const stoppedAt = Date.now();
+      await agent.stop();
+      const offline = await stream.next(about(registered.data.uid, "device.offline"), 5);
+      expect(offline.receivedAt - stoppedAt).toBeLessThan(2_000);
+    } finally {
+      await agent.stop();
+    }
   });
 });

@@ -186,7 +186,8 @@ export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, w
     .where(ofDevice(scope, uid))
     .returning();
   if (!row) throw notFound("device");
-  deviceRevoked.emit(uid);
+  // A pending device keeps its tunnel, which carries no session until it is accepted.
+  if (status !== "pending") deviceRevoked.emit(uid);
   await announce(db, row, "device.status", statusPatch(row));
   return view(db, scope, row);
 }
