@@ -7,9 +7,11 @@ import { internalSecret } from "./lib/auth/internal";
 import { buildAgentInstall } from "./lib/build/agent-bundle";
 import { ConfigError, getConfig, publicUrl } from "./lib/config";
 import { openDatabase, setDatabase } from "./lib/db";
+import { type Listening, listenToChannel } from "./lib/db/notifications";
 import { errorText } from "./lib/errors";
 import { writeAnswer, writeErrorAnswer } from "./lib/http/answer";
 import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
+import { endEventStreams } from "./lib/http/event-stream";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
@@ -19,6 +21,7 @@ import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runti
 import { readAuthDeviceBody } from "./lib/schemas/agent";
 import { authenticateDevice } from "./lib/services/agent";
 import { provideAgentInstall } from "./lib/services/agent-install";
+import { eventChannel, hub } from "./lib/services/events";
 import { heartbeatWriter } from "./lib/services/heartbeats";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
@@ -49,6 +52,18 @@ async function main() {
   internalSecret();
   // The agent's installer and bundle (GET /install.sh), made by esbuild on the first download.
   provideAgentInstall(() => buildAgentInstall(process.cwd(), publicUrl(config)));
+  // Live events (GET /api/events): this process hands out every event written from now on, its
+  // own at once and, on PostgreSQL, other instances' when notified (docs/scaling.md).
+  await hub().start(database.db);
+  let listening: Listening | undefined;
+  if (config.DATABASE_URL) {
+    listening = await listenToChannel(
+      config.DATABASE_URL,
+      eventChannel,
+      (payload) => hub().notified(payload),
+      () => hub().poke(),
+    );
+  }
 
   // Next.js hooks its own upgrade handler (which ends every upgrade to one of its routes, such as
   // /ws/ssh) on this emitter instead of the server: it gets only the upgrades served nowhere else.
@@ -161,6 +176,8 @@ async function main() {
     setInterval(() => {
       tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));
     }, 30_000),
+    // Events of other instances whose notification was lost (PostgreSQL only: one instance otherwise).
+    ...(listening ? [setInterval(() => hub().poke(), 5_000)] : []),
     // Sessions closed through another instance's API.
     setInterval(() => {
       closeSessionsEndedElsewhere(database.db).catch((error: unknown) =>
@@ -177,7 +194,8 @@ async function main() {
     for (const timer of timers) clearInterval(timer);
     // Stop accepting, let in-flight requests finish, then close the database.
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
-    // WebSockets are no HTTP requests to wait for: tunnels and terminals close now.
+    // Event streams and WebSockets are no requests to wait for: they end now.
+    endEventStreams();
     const sessionsEnded = Promise.all([gateway.close(), terminalEndpoint.closeAll()]);
     const tunnelsClosed = tunnelEndpoint
       .closeAll()
@@ -188,6 +206,8 @@ async function main() {
       // Session rows are ended before the database closes (a client that does not answer is cut off after 5 s).
       await sessionsEnded;
       log.info("heartbeat totals", heartbeatWriter(database.db).totals);
+      hub().stop();
+      await listening?.close();
       await database
         .close()
         .catch((error: unknown) => log.warn("closing the database failed", { error: String(error) }));

@@ -16,8 +16,8 @@ import type { TunnelPhase } from "./tunnel";
 const running: Agent[] = [];
 const directories: string[] = [];
 
-afterEach(() => {
-  for (const agent of running.splice(0)) agent.stop();
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((agent) => agent.stop()));
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
@@ -46,7 +46,7 @@ async function deviceNamed(baseUrl: string, token: string, hostname: string) {
 }
 
 describe("agent against the server", () => {
-  it("registers with the OS description, waits while pending, connects its tunnel once accepted and drops it when rejected", async () => {
+  it("registers with the OS description, holds its tunnel while pending, keeps it when accepted and drops it when rejected", async () => {
     const baseUrl = inject("baseUrl");
     const { tenantId, token } = await namespaceOn(baseUrl);
     const { agent, hostname, dataDir, phases } = startAgent(baseUrl, tenantId);
@@ -61,13 +61,14 @@ describe("agent against the server", () => {
     expect(device?.info).toMatchObject({ id: release.ID, pretty_name: release.PRETTY_NAME });
     expect(device?.identity.mac).toBe(readPrimaryMac());
 
-    // Pending: the server refuses the tunnel and the agent waits to try again.
-    await waitFor("a refused tunnel attempt", () => phases.includes("waiting"));
-    expect(phases).not.toContain("connected");
-
-    await call("PATCH", `/api/devices/${device?.uid}/accept`, { baseUrl, token });
-    await waitFor("the tunnel", () => agent.tunnel.phase === "connected");
+    // Pending: the server holds the tunnel, which carries no session until the device is accepted.
+    await waitFor("the waiting tunnel", () => agent.tunnel.phase === "connected");
     expect(existsSync(path.join(dataDir, "server_host_key.pub"))).toBe(true);
+
+    // The accept keeps that tunnel: nothing to reconnect, so the device is reachable at once.
+    await call("PATCH", `/api/devices/${device?.uid}/accept`, { baseUrl, token });
+    expect(agent.tunnel.phase).toBe("connected");
+    expect(phases.filter((phase) => phase === "connected")).toHaveLength(1);
 
     const rejected = await call("PATCH", `/api/devices/${device?.uid}/reject`, { baseUrl, token });
     expect(rejected.status).toBe(200);
@@ -144,7 +145,7 @@ describe("agent against the server", () => {
       try {
         await waitFor("the tunnel again", () => agent.tunnel.phase === "connected", 90);
       } finally {
-        agent.stop();
+        await agent.stop();
         await again.stop();
       }
     } finally {

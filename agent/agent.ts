@@ -56,9 +56,15 @@ export class Agent {
     });
   }
 
-  stop() {
+  /**
+   * Stops the heartbeats, then closes the tunnel once the last heartbeat is answered: the server
+   * takes the device offline when the tunnel closes, and a heartbeat that arrived after that
+   * would bring it back online.
+   */
+  async stop() {
     clearInterval(this.heartbeatTimer);
     this.listener?.close();
+    await this.registration.settled(1_000);
     this.tunnel.stop();
   }
 }

@@ -13,9 +13,9 @@ function main() {
   }
   const stop = (signal: string) => {
     log.info("agent stopping", { signal });
-    agent.stop();
     // Sessions get SIGHUP and the tunnel closes; nothing else keeps the agent.
-    setTimeout(() => process.exit(0), 2_000).unref();
+    setTimeout(() => process.exit(0), 3_000).unref();
+    void agent.stop();
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));

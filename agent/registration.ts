@@ -58,7 +58,23 @@ export class Registration {
     return this.current;
   }
 
-  async authenticate(): Promise<DeviceCredentials> {
+  private inFlight = new Set<Promise<unknown>>();
+
+  /** Resolves once no call is in flight (at most `capMs` later): a stopping agent says its last word by closing the tunnel. */
+  async settled(capMs: number): Promise<void> {
+    const calls = Promise.allSettled([...this.inFlight]);
+    await Promise.race([calls, new Promise((resolve) => setTimeout(resolve, capMs).unref())]);
+  }
+
+  authenticate(): Promise<DeviceCredentials> {
+    const call = this.authenticateOnce();
+    this.inFlight.add(call);
+    const forget = () => this.inFlight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  private async authenticateOnce(): Promise<DeviceCredentials> {
     try {
       const credentials = await this.call();
       if (this.lastProblem || !this.current) {

@@ -5,6 +5,7 @@ import { errorText } from "./errors";
 import { log } from "./log";
 import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
+import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
 import { unscopedPurgeExpiredTerminalTickets } from "./services/terminal";
@@ -18,12 +19,13 @@ function every(seconds: number, name: string, task: () => Promise<unknown>) {
   return timer;
 }
 
-/** The server's background work: devices that went silent, expired counters and tokens, mail to retry. */
+/** The server's background work: devices that went silent, expired counters, tokens and events, mail to retry. */
 export function startTimers(db: Db, config: Config) {
   return [
     every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
       unscopedMarkSilentDevicesOffline(db, config.DEVICE_OFFLINE_SECONDS),
     ),
+    every(60, "purging old events", () => unscopedPurgeEvents(db, eventRetentionSeconds)),
     every(600, "purging login attempts", () => unscopedPurgeStaleAttempts(db, config.LOCKOUT_MAX_MINUTES)),
     every(3600, "purging rate limits", () => unscopedPurgeRateLimits(db)),
     every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),

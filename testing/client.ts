@@ -30,6 +30,11 @@ export async function call<T = any>(method: string, path: string, options: CallO
     headers,
     body: body as BodyInit,
   });
+  // An event stream never ends by itself: its status and headers are the answer.
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    await response.body?.cancel();
+    return { status: response.status, headers: response.headers, body: undefined as T, text: "" };
+  }
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -34,6 +34,16 @@ describe("GET /api/openapi.json", () => {
     expect(list.responses[200].headers["X-Total-Count"]).toBeDefined();
   });
 
+  it("describes the event stream as text/event-stream with the JSON of its data and Last-Event-ID", async () => {
+    const { body } = await call("GET", "/api/openapi.json");
+    const events = body.paths["/api/events"].get;
+    const stream = events.responses[200].content["text/event-stream"].schema;
+    expect(stream.required).toEqual(expect.arrayContaining(["type", "uid", "at", "patch"]));
+    expect(stream.properties.type.enum).toEqual(expect.arrayContaining(["device.online", "device.offline", "stats"]));
+    expect(events.parameters).toContainEqual(expect.objectContaining({ name: "Last-Event-ID", in: "header" }));
+    expect(events.responses[401]).toBeDefined();
+  });
+
   it("answers every documented path on the server (no operation without a route)", async () => {
     for (const operation of operations) {
       const path = operation.path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");

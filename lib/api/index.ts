@@ -4,6 +4,7 @@ import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
+import { eventOperations } from "./events";
 import { firewallOperations } from "./firewall";
 import { internalOperations } from "./internal";
 import { mfaOperations } from "./mfa";
@@ -29,6 +30,7 @@ export const operations = [
   ...containerOperations,
   ...tagOperations,
   ...statsOperations,
+  ...eventOperations,
   ...publicKeyOperations,
   ...firewallOperations,
   ...sessionOperations,

@@ -47,12 +47,25 @@ function parameters(operation: Operation) {
       });
     }
   }
+  if (operation.isEventStream) {
+    list.push({
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description: "The id of the last event received: the events after it are sent first, or a `reset` event.",
+      schema: { type: "string" },
+    });
+  }
   return list;
 }
 
 function responses(operation: Operation) {
   const ok: Record<string, unknown> = { description: "Success" };
-  if (operation.response) {
+  if (operation.isEventStream) {
+    ok.description =
+      "Server-Sent Events: `id: <id>`, `event: <type>` and `data: <JSON>` below, one event after another";
+    if (operation.response) ok.content = { "text/event-stream": { schema: jsonSchema(operation.response, "output") } };
+  } else if (operation.response) {
     const schema = jsonSchema(operation.response, "output");
     ok.content = { "application/json": { schema: operation.isList ? { type: "array", items: schema } : schema } };
     if (operation.isList)

@@ -48,6 +48,11 @@ export type Operation<
   /** Bad input answers with the array of field names (user register and update). */
   hasFieldNameErrors?: boolean;
   isDeprecated?: boolean;
+  /**
+   * A `text/event-stream` (Server-Sent Events) instead of one JSON answer: `response` is the
+   * JSON of each event's `data:` line, and the handler returns the streaming Response itself.
+   */
+  isEventStream?: boolean;
   /** Only in the cloud edition: 404 in the community edition. */
   isCloudOnly?: boolean;
   /** Other documented answers, for the OpenAPI document. */

@@ -135,6 +135,8 @@ export function route<O extends Operation>(
         : undefined;
       const source = sourceAddress(request.headers);
       const result = await handler({ request, source, params, query, body, ...access } as RouteContext<O>);
+      // A handler that streams (an event stream) answers with its own Response.
+      if (result instanceof Response) return result;
       return toResponse(answerOf(operation, result));
     } catch (error) {
       return toResponse(errorAnswer(error, { method: request.method, path: new URL(request.url).pathname }));

@@ -1,15 +1,26 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { devices } from "@/models/devices";
+import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { DeviceCaller } from "../auth/credentials";
 import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
-import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized, ValidationError } from "../errors";
+import {
+  badRequest,
+  errorText,
+  forbidden,
+  isUniqueViolation,
+  notFound,
+  unauthorized,
+  ValidationError,
+} from "../errors";
+import { log } from "../log";
 import { processSingleton } from "../process-state";
 import { type AuthDeviceInput, isPemPublicKey } from "../schemas/agent";
 import { isProvenCall, keyDigestOf } from "./device-proof";
+import { describeDevice, namespaceState } from "./device-view";
+import { publishEvents } from "./events";
 import { heartbeatWriter } from "./heartbeats";
 import { consumeRateLimit } from "./rate-limit";
 
@@ -88,8 +99,11 @@ async function registerDevice(
           remoteAddr: source,
         })
         .onConflictDoNothing({ target: devices.uid })
-        .returning({ name: devices.name });
-      if (inserted) return inserted.name;
+        .returning();
+      if (inserted) {
+        await announceRegistration(db, inserted);
+        return inserted.name;
+      }
       // The same agent registered concurrently: use what it got.
       const [existing] = await db
         .select({ name: devices.name })
@@ -101,6 +115,20 @@ async function registerDevice(
     }
   }
   throw badRequest("no free name for this device in the namespace");
+}
+
+/**
+ * A new pending device: the namespace's live streams get it whole, as the API shows it. Never
+ * fails the registration (a namespace deleted meanwhile has no streams left).
+ */
+async function announceRegistration(db: Executor, row: DeviceRow) {
+  try {
+    const namespace = await namespaceState(db, row.tenantId);
+    const patch = describeDevice(row, namespace.name, namespace.isFull);
+    await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch }]);
+  } catch (error) {
+    log.warn("announcing a registration failed", { device: row.uid, error: errorText(error) });
+  }
 }
 
 const mustSign = () =>
@@ -129,7 +157,7 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
     .limit(1);
   if (!keyOwner) return { uid, name: await registerDevice(db, input, uid, source, isProven) };
   if (!isProven) throw mustSign();
-  await db
+  const [moved] = await db
     .update(devices)
     .set({
       identity: { mac: input.identity.mac.toLowerCase() },
@@ -139,7 +167,12 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
       remoteAddr: source,
       keyProvenAt: sql`coalesce(${devices.keyProvenAt}, now())`,
     })
-    .where(eq(devices.uid, keyOwner.uid));
+    .where(eq(devices.uid, keyOwner.uid))
+    .returning();
+  if (moved) {
+    const patch = { identity: moved.identity, info: moved.info, remote_addr: moved.remoteAddr };
+    await publishEvents(db, [{ tenantId: moved.tenantId, type: "device.updated", uid: moved.uid, patch }]);
+  }
   keyOwners.set(uid, keyOwner.uid);
   return keyOwner;
 }
@@ -170,9 +203,28 @@ export async function authenticateDevice(db: Executor, input: AuthDeviceInput, s
 export async function markDeviceOffline(db: Executor, uid: string, caller: DeviceCaller | null) {
   if (caller && caller.uid !== uid) throw forbidden("a device can only mark itself offline");
   const where = caller ? and(eq(devices.uid, uid), eq(devices.tenantId, caller.tenantId)) : eq(devices.uid, uid);
-  const updated = await db.update(devices).set({ online: false }).where(where).returning({ uid: devices.uid });
-  if (updated.length === 0) throw notFound("device");
+  const [row] = await db
+    .update(devices)
+    .set({ online: false })
+    .where(where)
+    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+  if (!row) throw notFound("device");
+  await announceOffline(db, [row]);
 }
+
+type OfflineDevice = { uid: string; tenantId: string; lastSeen: Date };
+
+/** Tells the namespaces' live streams that these devices went offline. */
+export const announceOffline = (db: Executor, offline: OfflineDevice[]) =>
+  publishEvents(
+    db,
+    offline.map((device) => ({
+      tenantId: device.tenantId,
+      type: "device.offline" as const,
+      uid: device.uid,
+      patch: { online: false, last_seen: device.lastSeen },
+    })),
+  );
 
 /** Devices that missed their heartbeats go offline; runs on a timer, across namespaces. */
 export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSeconds: number): Promise<number> {
@@ -180,6 +232,7 @@ export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSecond
     .update(devices)
     .set({ online: false })
     .where(and(eq(devices.online, true), sql`${devices.lastSeen} < now() - make_interval(secs => ${afterSeconds})`))
-    .returning({ uid: devices.uid });
+    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+  await announceOffline(db, updated);
   return updated.length;
 }

@@ -12,6 +12,7 @@ import type { Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/list-filter";
 import { describeDevice, namespaceState } from "./device-view";
+import { type EventType, publishEvents } from "./events";
 import { type FilterField, filterToSql } from "./list-filter";
 
 /** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
@@ -47,6 +48,12 @@ const statusOf: Record<StatusWord, DeviceStatus> = {
   pending: "pending",
   unused: "unused",
 };
+
+/** Tells the namespace's live streams what changed on the device (awaited: the answer follows its event). */
+const announce = (db: Executor, row: DeviceRow, type: EventType, patch: Record<string, unknown>) =>
+  publishEvents(db, [{ tenantId: row.tenantId, type, uid: row.uid, patch }]);
+
+const statusPatch = (row: DeviceRow) => ({ status: row.status, status_update_at: row.statusUpdateAt });
 
 const ofDevice = (scope: Scope, uid: string) => and(eq(devices.uid, uid), eq(devices.tenantId, scope.tenantId));
 
@@ -118,6 +125,10 @@ export async function updateDevice(
       throw error;
     });
   if (!row) throw notFound("device");
+  await announce(db, row, "device.updated", {
+    ...(input.name === undefined ? {} : { name: row.name }),
+    ...(input.public_url === undefined ? {} : { public_url: row.publicUrl }),
+  });
   return view(db, scope, row);
 }
 
@@ -155,6 +166,7 @@ export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
     if (!updated) throw notFound("device");
     return updated;
   });
+  await announce(db, row, "device.status", statusPatch(row));
   return view(db, scope, row);
 }
 
@@ -174,14 +186,21 @@ export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, w
     .where(ofDevice(scope, uid))
     .returning();
   if (!row) throw notFound("device");
-  deviceRevoked.emit(uid);
+  // A pending device keeps its tunnel, which carries no session until it is accepted.
+  if (status !== "pending") deviceRevoked.emit(uid);
+  await announce(db, row, "device.status", statusPatch(row));
   return view(db, scope, row);
 }
 
 export async function deleteDevice(db: Executor, scope: Scope, uid: string) {
-  const deleted = await db.delete(devices).where(ofDevice(scope, uid)).returning({ uid: devices.uid });
-  if (deleted.length === 0) throw notFound("device");
+  const deleted = await db
+    .delete(devices)
+    .where(ofDevice(scope, uid))
+    .returning({ uid: devices.uid, tenantId: devices.tenantId });
+  const [row] = deleted;
+  if (!row) throw notFound("device");
   deviceRevoked.emit(uid);
+  await publishEvents(db, [{ tenantId: row.tenantId, type: "device.removed", uid, patch: {} }]);
 }
 
 const maxTagsPerDevice = 3;
@@ -199,7 +218,10 @@ export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag:
       ),
     )
     .returning();
-  if (row) return view(db, scope, row);
+  if (row) {
+    await announce(db, row, "device.updated", { tags: row.tags });
+    return view(db, scope, row);
+  }
   const device = await findDevice(db, scope, uid);
   if (device.tags.includes(tag)) throw conflict(`the device already has the tag '${tag}'`);
   throw conflict(`a device has at most ${maxTagsPerDevice} tags`);
@@ -208,6 +230,7 @@ export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag:
 export async function setDeviceTags(db: Executor, scope: Scope, uid: string, tags: string[]) {
   const [row] = await db.update(devices).set({ tags }).where(ofDevice(scope, uid)).returning();
   if (!row) throw notFound("device");
+  await announce(db, row, "device.updated", { tags: row.tags });
   return view(db, scope, row);
 }
 
@@ -217,7 +240,10 @@ export async function removeDeviceTag(db: Executor, scope: Scope, uid: string, t
     .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
     .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`))
     .returning();
-  if (row) return view(db, scope, row);
+  if (row) {
+    await announce(db, row, "device.updated", { tags: row.tags });
+    return view(db, scope, row);
+  }
   await findDevice(db, scope, uid);
   throw notFound(`tag '${tag}' on the device`);
 }

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devices } from "@/models/devices";
+import { events } from "@/models/events";
 import { sessions } from "@/models/sessions";
 import { randomUid } from "@/testing/client";
 import { withTestDatabase } from "@/testing/database";
@@ -114,6 +115,23 @@ describe("heartbeat writer", () => {
     const names = await Promise.all(uids.map((uid) => writer.record(beatOf(uid, scope.tenantId))));
     expect(names).toEqual(await Promise.all(uids.map(async (uid) => (await deviceRow(uid))?.name)));
     expect(writer.totals).toEqual({ heartbeats: 20, statements: 1 });
+  });
+
+  it("announces the devices a batch brings back online, not those it keeps online", async () => {
+    const scope = await seedScope(db);
+    const [offline = "", online = ""] = await Promise.all([
+      insertDevice(db, scope.tenantId),
+      insertDevice(db, scope.tenantId),
+    ]);
+    await db.update(devices).set({ online: true }).where(eq(devices.uid, online));
+    const writer = new HeartbeatWriter(db);
+    await Promise.all([offline, online].map((uid) => writer.record(beatOf(uid, scope.tenantId))));
+    const announced = async () =>
+      (await db.select().from(events).where(eq(events.tenantId, scope.tenantId))).map((row) => [row.type, row.subject]);
+    await expect.poll(announced).toEqual([["device.online", offline]]);
+    await writer.record(beatOf(offline, scope.tenantId));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await announced()).toEqual([["device.online", offline]]);
   });
 
   it("answers undefined for a device that is not in the namespace the agent names, and leaves it alone", async () => {

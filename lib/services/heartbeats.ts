@@ -4,6 +4,7 @@ import type { Executor } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
+import { publishEvents } from "./events";
 
 export type Heartbeat = {
   uid: string;
@@ -93,7 +94,8 @@ export class HeartbeatWriter {
   /**
    * One statement: devices get last_seen, online, remote_addr and info; the sessions each agent
    * lists are touched only when they belong to that device in that namespace. Most batches list
-   * no session at all, and their statement leaves the sessions out.
+   * no session at all, and their statement leaves the sessions out. The row as it was before
+   * (`earlier`, the same primary-key lookup again) says which devices were offline.
    */
   private async write(beats: Heartbeat[]): Promise<Map<string, string>> {
     const listsSessions = beats.some((beat) => beat.sessions.length > 0);
@@ -121,15 +123,29 @@ export class HeartbeatWriter {
       ), updated as (
         update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info,
           key_proven_at = coalesce(devices.key_proven_at, case when beats.proven then now() end)
-        from beats
+        from beats join devices as earlier on earlier.uid = beats.uid
         where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
           and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
             select from namespaces
             where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
-        returning devices.uid, devices.name, devices.tenant_id
+        returning devices.uid, devices.name, devices.tenant_id, devices.last_seen, earlier.online as was_online
       )${listsSessions ? touchSessions : sql``}
-      select uid, name from updated`);
-    const updated = (result as unknown as { rows: { uid: string; name: string }[] }).rows;
+      select uid, name, tenant_id, last_seen, was_online from updated`);
+    type Row = { uid: string; name: string; tenant_id: string; last_seen: string | Date; was_online: boolean };
+    const updated = (result as unknown as { rows: Row[] }).rows;
+    // Devices this heartbeat brought back online (not those it keeps online): the live streams hear of them.
+    const cameOnline = updated.filter((row) => !row.was_online);
+    if (cameOnline.length > 0) {
+      void publishEvents(
+        this.db,
+        cameOnline.map((row) => ({
+          tenantId: row.tenant_id,
+          type: "device.online" as const,
+          uid: row.uid,
+          patch: { online: true, last_seen: new Date(row.last_seen) },
+        })),
+      );
+    }
     return new Map(updated.map((row) => [row.uid, row.name]));
   }
 }

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { type SessionRecordRow, sessionRecords } from "@/models/session-records";
@@ -12,6 +13,7 @@ import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import { recordFrame } from "../schemas/sessions";
 import { describeDevice, namespaceState } from "./device-view";
+import { publishEvents } from "./events";
 
 // Views
 
@@ -105,7 +107,20 @@ export async function closeSession(db: Executor, scope: Scope, uid: string, devi
     .returning({ uid: sessions.uid, tenantId: sessions.tenantId, deviceUid: sessions.deviceUid });
   if (!closed) throw notFound("session");
   sessionClosed.emit(closed);
+  await announceEnded(db, [{ uid: closed.uid, tenantId: closed.tenantId, patch: { active: false } }]);
 }
+
+/** Tells the namespaces' live streams that these sessions ended. */
+const announceEnded = (db: Executor, ended: { uid: string; tenantId: string; patch: Record<string, unknown> }[]) =>
+  publishEvents(
+    db,
+    ended.map((session) => ({
+      tenantId: session.tenantId,
+      type: "session.ended" as const,
+      uid: session.uid,
+      patch: session.patch,
+    })),
+  );
 
 /**
  * Stores one frame sent by the agent (its device token) or by the gateway (`device` null: the
@@ -149,7 +164,10 @@ export type NewSession = {
   recorded: boolean;
 };
 
-/** A new active session on a device of the namespace; 404 when the device is not there. */
+/**
+ * A new active session on a device of the namespace; 404 when the device is not there. The
+ * namespace's live streams get it whole, as the API shows it.
+ */
 export async function createSession(db: Executor, input: NewSession) {
   await db.transaction(async (tx) => {
     // The lock keeps the device from being deleted between this check and the insert.
@@ -166,7 +184,9 @@ export async function createSession(db: Executor, input: NewSession) {
         throw isUniqueViolation(error, "sessions_pkey") ? conflict("a session with this uid already exists") : error;
       });
   });
-  return sessionView(db, input.tenantId, input.uid);
+  const view = await sessionView(db, input.tenantId, input.uid);
+  await publishEvents(db, [{ tenantId: input.tenantId, type: "session.started", uid: input.uid, patch: view }]);
+  return view;
 }
 
 /**
@@ -224,12 +244,17 @@ export async function unscopedSetSessionKind(db: Executor, uid: string, type: st
  * or ended it (empty when it went well). False when there is no such session.
  */
 export async function endSession(db: Executor, tenantId: string, uid: string, reason = "") {
+  // The row as it was says whether the session was still active (not closed through the API already).
+  const earlier = alias(sessions, "earlier");
   const ended = await db
     .update(sessions)
     .set({ active: false, lastSeen: sql`now()`, reason })
-    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)))
-    .returning({ uid: sessions.uid });
-  return ended.length > 0;
+    .from(earlier)
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid), eq(earlier.uid, sessions.uid)))
+    .returning({ uid: sessions.uid, lastSeen: sessions.lastSeen, wasActive: earlier.active });
+  const [row] = ended;
+  if (row?.wasActive) await announceEnded(db, [{ uid, tenantId, patch: { active: false, last_seen: row.lastSeen } }]);
+  return row !== undefined;
 }
 
 /**
@@ -241,7 +266,11 @@ export async function unscopedEndOrphanedSessions(db: Executor) {
     .update(sessions)
     .set({ active: false, reason: "the server stopped during the session" })
     .where(eq(sessions.active, true))
-    .returning({ uid: sessions.uid });
+    .returning({ uid: sessions.uid, tenantId: sessions.tenantId });
+  await announceEnded(
+    db,
+    ended.map((session) => ({ ...session, patch: { active: false } })),
+  );
   return ended.length;
 }
 

@@ -9,6 +9,7 @@ import { readPage } from "../db/paging";
 import { conflict, notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
+import { publishEvents } from "./events";
 
 /** The `filter.tags` array of public keys and firewall rules (absent in the hostname form). */
 const filterTags = (filter: typeof publicKeys.filter | typeof firewallRules.filter) => sql`(${filter}->'tags')`;
@@ -47,12 +48,23 @@ export async function listTags(db: Executor, scope: Scope, query: Pagination) {
   );
 }
 
+/** Tells the namespace's live streams the new tags of each device a tag change touched. */
+const announceTags = (db: Executor, scope: Scope, changed: { uid: string; tags: string[] }[]) =>
+  publishEvents(
+    db,
+    changed.map((device) => ({
+      tenantId: scope.tenantId,
+      type: "device.updated" as const,
+      uid: device.uid,
+      patch: { tags: device.tags },
+    })),
+  );
 /**
  * Renames a tag on every device, public key and firewall rule of the namespace, in one
  * transaction. The new name must be new to the namespace (else 409), as in ShellHub.
  */
 export async function renameTag(db: Executor, scope: Scope, from: string, to: string) {
-  await db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     const tags = namespaceTags(tx, scope.tenantId);
     const present = (
       await tx
@@ -63,12 +75,13 @@ export async function renameTag(db: Executor, scope: Scope, from: string, to: st
     if (!present.includes(from)) throw notFound(`tag '${from}'`);
     if (present.includes(to)) throw conflict(`the tag '${to}' already exists in the namespace`);
     // A concurrent write may have added `to` since the check: drop `from` then instead of doubling `to`.
-    await tx
+    const renamed = await tx
       .update(devices)
       .set({
         tags: sql`case when ${to} = any(${devices.tags}) then array_remove(${devices.tags}, ${from}) else array_replace(${devices.tags}, ${from}, ${to}) end`,
       })
-      .where(and(eq(devices.tenantId, scope.tenantId), sql`${from} = any(${devices.tags})`));
+      .where(and(eq(devices.tenantId, scope.tenantId), sql`${from} = any(${devices.tags})`))
+      .returning({ uid: devices.uid, tags: devices.tags });
     for (const table of [publicKeys, firewallRules]) {
       const tagsOf = filterTags(table.filter);
       await tx
@@ -81,17 +94,19 @@ export async function renameTag(db: Executor, scope: Scope, from: string, to: st
         })
         .where(and(eq(table.tenantId, scope.tenantId), sql`${tagsOf} ? ${from}`));
     }
+    return renamed;
   });
+  await announceTags(db, scope, changed);
 }
 
 /** Removes a tag from every device, public key and firewall rule of the namespace. */
 export async function deleteTag(db: Executor, scope: Scope, tag: string) {
-  const changed = await db.transaction(async (tx) => {
+  const { changed, fromDevices } = await db.transaction(async (tx) => {
     const fromDevices = await tx
       .update(devices)
       .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
       .where(and(eq(devices.tenantId, scope.tenantId), sql`${tag} = any(${devices.tags})`))
-      .returning({ uid: devices.uid });
+      .returning({ uid: devices.uid, tags: devices.tags });
     let total = fromDevices.length;
     for (const table of [publicKeys, firewallRules]) {
       const tagsOf = filterTags(table.filter);
@@ -102,7 +117,8 @@ export async function deleteTag(db: Executor, scope: Scope, tag: string) {
         .returning({ tenantId: table.tenantId });
       total += rows.length;
     }
-    return total;
+    return { changed: total, fromDevices };
   });
   if (changed === 0) throw notFound(`tag '${tag}'`);
+  await announceTags(db, scope, fromDevices);
 }

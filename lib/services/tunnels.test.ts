@@ -1,14 +1,17 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { devices } from "@/models/devices";
+import { events } from "@/models/events";
 import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import {
-  acceptedDeviceKey,
+  tunnelAdmission,
   unscopedForgetInstanceTunnels,
   unscopedForgetTunnelOwner,
   unscopedRecordTunnelOwner,
-  unscopedStillAcceptedDevices,
+  unscopedTunnelAdmittedDevices,
   unscopedTunnelOwner,
 } from "./tunnels";
 
@@ -18,25 +21,30 @@ withTestDatabase((opened) => {
 });
 
 describe("the devices a tunnel may serve", () => {
-  it("are accepted devices of the token's namespace, answered with their stored key", async () => {
+  it("are accepted and pending devices of the token's namespace, answered with their stored key", async () => {
     const { tenantId } = await seedScope(db);
     const accepted = await insertDevice(db, tenantId, "accepted");
     const pending = await insertDevice(db, tenantId, "pending");
+    const rejected = await insertDevice(db, tenantId, "rejected");
     const elsewhere = await seedScope(db);
-    expect(await acceptedDeviceKey(db, accepted, tenantId)).toContain("BEGIN PUBLIC KEY");
-    expect(await acceptedDeviceKey(db, pending, tenantId)).toBeUndefined();
-    expect(await acceptedDeviceKey(db, accepted, elsewhere.tenantId)).toBeUndefined();
+    expect(await tunnelAdmission(db, accepted, tenantId)).toMatchObject({
+      status: "accepted",
+      publicKey: expect.stringContaining("BEGIN PUBLIC KEY"),
+    });
+    expect(await tunnelAdmission(db, pending, tenantId)).toMatchObject({ status: "pending" });
+    expect(await tunnelAdmission(db, rejected, tenantId)).toBeUndefined();
+    expect(await tunnelAdmission(db, accepted, elsewhere.tenantId)).toBeUndefined();
   });
 
-  it("are still accepted when swept, in any namespace", async () => {
+  it("are still accepted or pending when swept, in any namespace", async () => {
     const first = await seedScope(db);
     const second = await seedScope(db);
     const kept = [
       await insertDevice(db, first.tenantId, "accepted"),
-      await insertDevice(db, second.tenantId, "accepted"),
+      await insertDevice(db, second.tenantId, "pending"),
     ];
     const dropped = [await insertDevice(db, first.tenantId, "rejected"), "0".repeat(64)];
-    expect(await unscopedStillAcceptedDevices(db, [...kept, ...dropped])).toEqual(new Set(kept));
+    expect(await unscopedTunnelAdmittedDevices(db, [...kept, ...dropped])).toEqual(new Set(kept));
   });
 });
 
@@ -75,5 +83,36 @@ describe("tunnel ownership rows", () => {
     ]);
     await unscopedForgetInstanceTunnels(db, undefined);
     expect(await unscopedTunnelOwner(db, second)).toBeUndefined();
+  });
+});
+
+describe("a device's tunnel and its online state", () => {
+  const isOnline = async (uid: string) =>
+    (await db.select({ online: devices.online }).from(devices).where(eq(devices.uid, uid)))[0]?.online;
+  const eventsOf = async (uid: string) =>
+    (await db.select({ type: events.type }).from(events).where(eq(events.subject, uid))).map((row) => row.type);
+
+  it("is online while a tunnel is up, offline at once when the last one closes, with an event each time", async () => {
+    const { tenantId } = await seedScope(db);
+    const device = await insertDevice(db, tenantId, "accepted");
+    expect(await isOnline(device)).toBe(false);
+    await unscopedRecordTunnelOwner(db, device, "http://a");
+    expect(await isOnline(device)).toBe(true);
+    // A newer tunnel on another instance: the older one closing changes nothing.
+    await unscopedRecordTunnelOwner(db, device, "http://b");
+    await unscopedForgetTunnelOwner(db, device, "http://a");
+    expect(await isOnline(device)).toBe(true);
+    await unscopedForgetTunnelOwner(db, device, "http://b");
+    expect(await isOnline(device)).toBe(false);
+    expect(await eventsOf(device)).toEqual(["device.online", "device.offline"]);
+  });
+
+  it("is offline for every device of an instance whose rows are forgotten", async () => {
+    const { tenantId } = await seedScope(db);
+    const [here, there] = [await insertDevice(db, tenantId, "accepted"), await insertDevice(db, tenantId, "accepted")];
+    await unscopedRecordTunnelOwner(db, here, "http://a");
+    await unscopedRecordTunnelOwner(db, there, "http://b");
+    await unscopedForgetInstanceTunnels(db, "http://a");
+    expect([await isOnline(here), await isOnline(there)]).toEqual([false, true]);
   });
 });

@@ -10,12 +10,14 @@ import { log } from "../log";
 import { processSingleton } from "../process-state";
 import { forwardedSsh } from "../protocol";
 import { deviceRevoked } from "../services/devices";
+import { hub } from "../services/events";
 import {
-  acceptedDeviceKey,
+  type TunnelStatus,
+  tunnelAdmission,
   unscopedForgetInstanceTunnels,
   unscopedForgetTunnelOwner,
   unscopedRecordTunnelOwner,
-  unscopedStillAcceptedDevices,
+  unscopedTunnelAdmittedDevices,
 } from "../services/tunnels";
 import { isValidSignature, sshKeyFromPem } from "./device-keys";
 import { parsedHostKey } from "./host-key";
@@ -28,7 +30,12 @@ const closeGraceMs = 2_000;
 // Tunnel messages are SSH packets of up to 32 KiB: the default 16 KiB buffer would pause the socket after each.
 export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
 
-export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey };
+// Pending devices hold tunnels (carrying no session) so that an accept makes them reachable at
+// once; this many per namespace on one instance, so that registrations cannot pile up connections.
+const maxPendingTunnelsPerNamespace = 1_000;
+
+/** `status`: what the device was when its tunnel was admitted, kept up to date by status events. */
+export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey; status: TunnelStatus };
 
 /** A device's authenticated tunnel: the server side of the agent's SSH connection. */
 export class Tunnel {
@@ -71,10 +78,27 @@ export class Tunnel {
 function registry() {
   return processSingleton("tunnels", () => {
     const live = new Map<string, Tunnel>();
-    // Status changes and deletions made through the API on this instance drop the tunnel at once.
+    // Status changes and deletions made through the API on this instance drop the tunnel at once;
+    // those made through another instance, as soon as their event arrives.
     deviceRevoked.on((uid) => live.get(uid)?.close("the device is no longer accepted"));
-    return { tunnels: live, instance: "local" };
+    hub().subscribeAll((event) => {
+      const tunnel = live.get(event.uid);
+      if (!tunnel || (event.type !== "device.status" && event.type !== "device.removed")) return;
+      const status = event.type === "device.status" ? String(event.patch.status) : "removed";
+      if (status === "accepted" || status === "pending") tunnel.device.status = status;
+      else tunnel.close("the device is no longer accepted");
+    });
+    return { tunnels: live, instance: "local", isStopping: false };
   });
+}
+
+/** The tunnels of a namespace's pending devices on this instance. */
+function pendingTunnels(tenantId: string) {
+  let count = 0;
+  for (const tunnel of registry().tunnels.values()) {
+    if (tunnel.device.tenantId === tenantId && tunnel.device.status === "pending") count += 1;
+  }
+  return count;
 }
 
 /** Names this server instance in the ownership rows (its internal URL). */
@@ -99,11 +123,13 @@ export const thisInstance = () => registry().instance;
 /**
  * The tunnel endpoint: `GET /agent/tunnel` with the device token upgrades to a WebSocket over
  * which the agent runs SSH. Refused (401/403) before the upgrade unless the token is a valid
- * device token of an accepted device.
+ * device token of an accepted or pending device (a pending device's tunnel waits for the accept,
+ * carrying no session until then).
  */
 export class TunnelEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
   private readonly hostKey = parsedHostKey();
+  private readonly ownershipWrites = new Map<string, Promise<void>>();
 
   constructor(private readonly db: Db) {}
 
@@ -119,14 +145,18 @@ export class TunnelEndpoint {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
     const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
-    const pem = await acceptedDeviceKey(this.db, claims.uid, claims.tenant);
-    const publicKey = pem && sshKeyFromPem(pem);
-    if (!publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
+    const admission = await tunnelAdmission(this.db, claims.uid, claims.tenant);
+    const publicKey = admission && sshKeyFromPem(admission.publicKey);
+    if (!admission || !publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
+    if (admission.status === "pending" && pendingTunnels(claims.tenant) >= maxPendingTunnelsPerNamespace) {
+      return refuseUpgrade(socket, 403, "the device is not accepted (too many pending devices wait)");
+    }
     const address = normalizeAddress(request.socket.remoteAddress);
+    const device = { uid: claims.uid, tenantId: claims.tenant, publicKey, status: admission.status };
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
-      this.serve(stream, { uid: claims.uid, tenantId: claims.tenant, publicKey }, address);
+      this.serve(stream, device, address);
     });
   }
 
@@ -149,9 +179,10 @@ export class TunnelEndpoint {
         if (!isValidSignature(device.publicKey, context.blob, context.signature, context.hashAlgo)) {
           return context.reject(["publickey"]);
         }
-        acceptedDeviceKey(this.db, device.uid, device.tenantId)
-          .then((pem) => {
-            if (pem && sshKeyFromPem(pem)?.getPublicSSH().equals(offered.data)) {
+        tunnelAdmission(this.db, device.uid, device.tenantId)
+          .then((admission) => {
+            if (admission && sshKeyFromPem(admission.publicKey)?.getPublicSSH().equals(offered.data)) {
+              device.status = admission.status;
               isAuthenticated = true;
               context.accept();
             } else {
@@ -194,14 +225,30 @@ export class TunnelEndpoint {
     const previous = live.get(uid);
     live.set(uid, tunnel);
     previous?.close("replaced by a new tunnel");
-    log.info("tunnel connected", { device: uid, address });
-    unscopedRecordTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
-      log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
+    log.info("tunnel connected", { device: uid, address, status: tunnel.device.status });
+    this.inOrder(uid, () =>
+      unscopedRecordTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
+        log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
+      ),
     );
   }
 
+  /**
+   * Runs a device's ownership writes one after the other, in the order its tunnels came and went:
+   * the close of a tunnel must not overtake the registration of the one that follows it (both
+   * name this instance).
+   */
+  private inOrder(uid: string, write: () => Promise<void>) {
+    const previous = this.ownershipWrites.get(uid) ?? Promise.resolve();
+    const next = previous.then(write);
+    this.ownershipWrites.set(uid, next);
+    void next.finally(() => {
+      if (this.ownershipWrites.get(uid) === next) this.ownershipWrites.delete(uid);
+    });
+  }
+
   private unregister(tunnel: Tunnel) {
-    const { tunnels: live, instance } = registry();
+    const { tunnels: live, instance, isStopping } = registry();
     const uid = tunnel.device.uid;
     const wasRegistered = live.get(uid) === tunnel;
     tunnel.lifecycle.to("draining", "connection closed");
@@ -209,25 +256,35 @@ export class TunnelEndpoint {
     if (!wasRegistered) return;
     live.delete(uid);
     log.info("tunnel closed", { device: uid });
-    unscopedForgetTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
-      log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
+    // A stopping server forgets all its rows at once (closeAll).
+    if (isStopping) return;
+    // The device is offline at once, unless a newer tunnel of it is up on another instance.
+    this.inOrder(uid, () =>
+      unscopedForgetTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
+        log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
+      ),
     );
   }
 
   /**
-   * Drops tunnels whose device is no longer accepted (changed on this or another instance,
-   * deleted, or its namespace deleted).
+   * Drops tunnels whose device is neither accepted nor pending (changed on this or another
+   * instance whose event was lost, deleted, or its namespace deleted).
    */
   async sweep() {
     const uids = [...registry().tunnels.keys()];
     if (uids.length === 0) return;
-    const keep = await unscopedStillAcceptedDevices(this.db, uids);
+    const keep = await unscopedTunnelAdmittedDevices(this.db, uids);
     for (const uid of uids) if (!keep.has(uid)) dropTunnel(uid, "the device is no longer accepted");
   }
 
-  /** Closes every tunnel (server stopping) and forgets this instance's ownership rows. */
+  /**
+   * Closes every tunnel (server stopping) and forgets this instance's ownership rows: their
+   * devices are offline until their agents reach another instance, or this one again.
+   */
   async closeAll() {
-    const { tunnels: live, instance } = registry();
+    const state = registry();
+    const { tunnels: live, instance } = state;
+    state.isStopping = true;
     for (const tunnel of live.values()) tunnel.close("server stopping");
     await unscopedForgetInstanceTunnels(this.db, instance);
   }
