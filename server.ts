@@ -110,7 +110,7 @@ async function main() {
 
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
   const tunnelEndpoint = new TunnelEndpoint(database.db);
-  const terminalEndpoint = new WebTerminalEndpoint(database.db, new URL(publicUrl(config)).origin);
+  const terminalEndpoint = new WebTerminalEndpoint(database.db);
   const upgrades: Record<string, { handleUpgrade: typeof tunnelEndpoint.handleUpgrade }> = {
     [tunnelPath]: tunnelEndpoint,
     [terminalPath]: terminalEndpoint,

@@ -13,6 +13,8 @@ export function LoginForm({ next, notice }: { next: string; notice?: string }) {
   const [state, action, isPending] = useActionState<SignInState, FormData>(signInWithPassword, {});
   const [errors, setErrors] = useState<FieldErrors>({});
   const [lockEnded, setLockEnded] = useState<number>();
+  // React resets a form after its action: the name is kept here, the password typed again.
+  const [username, setUsername] = useState("");
   const isLocked = state.lockedUntil !== undefined && state.lockedUntil !== lockEnded;
 
   function check(event: FormEvent<HTMLFormElement>) {
@@ -51,6 +53,8 @@ export function LoginForm({ next, notice }: { next: string; notice?: string }) {
       <TextField
         label="Username or e-mail"
         name="username"
+        value={username}
+        onChange={(event) => setUsername(event.target.value)}
         autoComplete="username"
         autoFocus
         required

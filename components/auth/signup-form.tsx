@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { type FormEvent, useActionState, useState } from "react";
+import { type ChangeEvent, type FormEvent, useActionState, useState } from "react";
 import { Button, Callout, TextField } from "@/components/ui/controls";
 import { type SignUpState, signUp } from "@/lib/console/sign-up";
 import { registerBody } from "@/lib/schemas/users";
@@ -14,6 +14,13 @@ export function SignUpForm() {
   const [state, action, isPending] = useActionState<SignUpState, FormData>(signUp, {});
   const [errors, setErrors] = useState<FieldErrors>({});
   const shown = (field: string) => errors[field] ?? capitalized(state.fields?.[field]);
+  // React resets a form after its action: what was typed is kept here for a refused attempt.
+  const [values, setValues] = useState<Record<string, string>>({});
+  const bind = (name: string) => ({
+    name,
+    value: values[name] ?? "",
+    onChange: (event: ChangeEvent<HTMLInputElement>) => setValues({ ...values, [name]: event.target.value }),
+  });
 
   function check(event: FormEvent<HTMLFormElement>) {
     const form = new FormData(event.currentTarget);
@@ -30,19 +37,19 @@ export function SignUpForm() {
   return (
     <form action={action} onSubmit={check} noValidate className="grid gap-4">
       {state.message && <Callout kind="error">{capitalized(state.message)}</Callout>}
-      <TextField label="Name" name="name" autoComplete="name" autoFocus required error={shown("name")} />
+      <TextField label="Name" {...bind("name")} autoComplete="name" autoFocus required error={shown("name")} />
       <TextField
         label="Username"
-        name="username"
+        {...bind("username")}
         autoComplete="username"
         required
         error={shown("username")}
         hint="3 to 30 letters, digits or - _ . @"
       />
-      <TextField label="E-mail" name="email" type="email" autoComplete="email" required error={shown("email")} />
+      <TextField label="E-mail" {...bind("email")} type="email" autoComplete="email" required error={shown("email")} />
       <TextField
         label="Password"
-        name="password"
+        {...bind("password")}
         type="password"
         autoComplete="new-password"
         required
@@ -51,7 +58,7 @@ export function SignUpForm() {
       />
       <TextField
         label="Confirm password"
-        name="confirmation"
+        {...bind("confirmation")}
         type="password"
         autoComplete="new-password"
         required

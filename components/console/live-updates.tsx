@@ -13,18 +13,28 @@ type Row = { uid: string } & Record<string, unknown>;
 
 const throttleMs = 2_000;
 
-/** Invalidations of one key at most every 2 s: a burst of events costs one refetch. */
+/**
+ * Invalidations of one key at most every 2 s: a burst of events costs one refetch at once and
+ * one at the end of the window, so the last event of a burst is never lost.
+ */
 function throttledInvalidator(queryClient: QueryClient) {
-  const waiting = new Map<string, ReturnType<typeof setTimeout>>();
-  return (key: QueryKey) => {
+  const windows = new Map<string, { trailing: boolean }>();
+  const invalidate = (key: QueryKey) => {
     const id = JSON.stringify(key);
-    if (waiting.has(id)) return;
+    const open = windows.get(id);
+    if (open) {
+      open.trailing = true;
+      return;
+    }
     void queryClient.invalidateQueries({ queryKey: key });
-    waiting.set(
-      id,
-      setTimeout(() => waiting.delete(id), throttleMs),
-    );
+    const window = { trailing: false };
+    windows.set(id, window);
+    setTimeout(() => {
+      windows.delete(id);
+      if (window.trailing) invalidate(key);
+    }, throttleMs);
   };
+  return invalidate;
 }
 
 function patchRows(queryClient: QueryClient, tenant: string, uid: string, patch: Record<string, unknown>) {

@@ -51,19 +51,24 @@ export async function readBrowserSession(headers: Headers): Promise<BrowserSessi
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
+ * Whether `origin` is the service itself: its public address (`PUBLIC_URL`) or the address the
+ * request was sent to (its `Host`), as a browser names the page that makes the request.
+ */
+export function isOwnOrigin(origin: string | null | undefined, headers: Headers): boolean {
+  if (!origin) return false;
+  if (origin === new URL(publicUrl(getConfig())).origin) return true;
+  const host = headers.get("host");
+  return host !== null && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+/**
  * Refuses a cookie-authenticated write from another site (CSRF): its `Origin` must be the
- * service's public address or the address the request was sent to. Browsers send `Origin` on
- * every cross-site write and on same-origin `fetch` writes.
+ * service's own. Browsers send `Origin` on every cross-site write and on same-origin `fetch`
+ * writes.
  */
 export function checkSameOrigin(method: string, headers: Headers) {
   if (safeMethods.has(method.toUpperCase())) return;
   const origin = headers.get("origin");
   if (!origin) throw forbidden("a write with the console's session needs the Origin header");
-  const own = new Set([new URL(publicUrl(getConfig())).origin]);
-  const host = headers.get("host");
-  if (host) {
-    own.add(`http://${host}`);
-    own.add(`https://${host}`);
-  }
-  if (!own.has(origin)) throw forbidden(`a write from ${origin} may not use the console's session`);
+  if (!isOwnOrigin(origin, headers)) throw forbidden(`a write from ${origin} may not use the console's session`);
 }

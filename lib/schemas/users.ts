@@ -24,12 +24,15 @@ export const registerBody = z.object({
 export const accountIdentifier = z
   .string()
   .trim()
-  .min(3)
-  .max(254)
+  .min(3, "at least 3 characters")
+  .max(254, "at most 254 characters")
   .transform((value) => value.toLowerCase());
 
 /** Login takes a username or an e-mail address in `username`. */
-export const loginBody = z.object({ username: accountIdentifier, password: z.string().min(1).max(256) });
+export const loginBody = z.object({
+  username: accountIdentifier,
+  password: z.string().min(1, "required").max(256, "at most 256 characters"),
+});
 
 export const updateUserBody = z.object({
   name: personName.optional(),

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import type { ClientChannel } from "ssh2";
 import ssh2 from "ssh2";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { isOwnOrigin } from "../auth/browser-session";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { sourceAddress } from "../http/source";
@@ -44,7 +45,7 @@ function credentialOf(ticket: TerminalTicket): Credential {
 }
 
 /**
- * The browser terminal: `GET /ws/ssh?token=..&cols=..&rows=..` from a page of PUBLIC_URL's origin,
+ * The browser terminal: `GET /ws/ssh?token=..&cols=..&rows=..` from a page of the service's own origin,
  * with a one-time token from `POST /ws/ssh`. The login happens before the upgrade (a refusal is
  * an HTTP 401, a fault a 500); a namespace member's terminal on the binary protocol is told the
  * refusal's reason instead, as a close with code 4401. Output goes in binary messages to a client that chose the
@@ -59,10 +60,7 @@ export class WebTerminalEndpoint {
   });
   private readonly endings = new Set<Promise<void>>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly allowedOrigin: string,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** Ends every open terminal (server stopping); resolves when their sessions are ended. */
   async closeAll() {
@@ -82,15 +80,15 @@ export class WebTerminalEndpoint {
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
-    if (request.headers.origin !== this.allowedOrigin) return refuseUpgrade(socket, 403, "origin not allowed");
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers))
+      if (typeof value === "string") headers.set(name, value);
+    if (!isOwnOrigin(request.headers.origin, headers)) return refuseUpgrade(socket, 403, "origin not allowed");
     const query = terminalQuery.safeParse(Object.fromEntries(new URL(request.url ?? "", "http://local").searchParams));
     if (!query.success) return refuseUpgrade(socket, 400, "expected token, cols and rows");
     const ticket = await redeemTerminalToken(this.db, query.data.token);
     if (!ticket) return refuseUpgrade(socket, 401, "invalid or used token");
 
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers))
-      if (typeof value === "string") headers.set(name, value);
     const peer = { ip: sourceAddress(headers), port: request.socket.remotePort ?? 0 };
     const lifecycle = new Lifecycle("browser terminal", { session: ticket.sessionUid });
     let webSocket: WebSocket | undefined;
