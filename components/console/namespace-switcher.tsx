@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Check, ChevronsUpDown, Plus } from "lucide-react";
-import { usePathname, useRouter } from "next/navigation";
-import { type FormEvent, useMemo, useState, useTransition } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { type FormEvent, useEffect, useMemo, useState, useTransition } from "react";
 import { toast } from "sonner";
 import { Badge, Button, TextField } from "@/components/ui/controls";
 import { Popover } from "@/components/ui/popover";
@@ -165,4 +165,36 @@ export function NamespaceSwitcher() {
       )}
     </Popover>
   );
+}
+
+/**
+ * A shared link's `?ns=<tenant>` opens that namespace: the session switches when the user is a
+ * member, and says so when not; the parameter then leaves the address.
+ */
+export function NamespaceFromLink() {
+  const { tenant } = useConsole();
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const queryClient = useQueryClient();
+  const [handled, setHandled] = useState<string>();
+  const wanted = search.get("ns");
+  useEffect(() => {
+    if (!wanted || wanted === handled) return;
+    setHandled(wanted);
+    const rest = new URLSearchParams(search.toString());
+    rest.delete("ns");
+    const here = `${pathname}${rest.size > 0 ? `?${rest}` : ""}`;
+    if (wanted === tenant) {
+      router.replace(here);
+      return;
+    }
+    void switchNamespace(wanted).then((result) => {
+      if (result.message) toast.error(result.message);
+      else queryClient.clear();
+      router.replace(here);
+      router.refresh();
+    });
+  }, [wanted, handled, tenant, search, pathname, router, queryClient]);
+  return null;
 }

@@ -3,13 +3,13 @@
 import { Cpu, LayoutDashboard, Menu, WifiOff, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, Suspense, useEffect, useState } from "react";
 import type { Action } from "@/lib/auth/roles";
 import { TerminalsProvider } from "../terminal/terminal-dock";
 import { useConnectivity } from "./connectivity";
 import { useConsole, usePermission } from "./context";
 import { Logo } from "./logo";
-import { NamespaceSwitcher } from "./namespace-switcher";
+import { NamespaceFromLink, NamespaceSwitcher } from "./namespace-switcher";
 import { NoNamespace } from "./no-namespace";
 import { type Stats, useStats } from "./stats";
 import { UserMenu } from "./user-menu";
@@ -141,6 +141,9 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <Menu aria-hidden className="size-5" />
           </button>
           <NamespaceSwitcher />
+          <Suspense>
+            <NamespaceFromLink />
+          </Suspense>
           <div className="flex-1" />
           <span
             className="hidden items-center gap-1.5 text-xs text-slate-600 sm:inline-flex dark:text-slate-400"

@@ -75,6 +75,8 @@ test("forgot password: the mailed link sets a new one that logs in", async ({ pa
   const account = newAccount("forgot");
   await page.goto("/login");
   await page.getByRole("link", { name: "Forgot your password?" }).click();
+  // The login page has a field of the same name: fill the new page's.
+  await expect(page.getByRole("heading", { name: "Reset your password" })).toBeVisible();
   await page.getByLabel("Username or e-mail").fill(account.email);
   await page.getByRole("button", { name: "Send reset link" }).click();
   await expect(page.getByText("a reset link is on its way")).toBeVisible();
