@@ -159,6 +159,23 @@ test("device page: rename with the rule, tags, remove; a terminal that runs a co
     await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
     await page.getByRole("textbox", { name: "Terminal input" }).pressSequentially("echo still-$((1+1))\n");
     await expect.poll(() => terminalText(page), { timeout: 15_000 }).toContain("still-2");
+
+    // The pty follows the dock's size: a narrower window gives the shell fewer columns.
+    const columns = async () => {
+      await page.getByRole("textbox", { name: "Terminal input" }).pressSequentially("echo cols=$(tput cols)=\n");
+      let found = 0;
+      await expect
+        .poll(async () => {
+          const matches = [...(await terminalText(page)).matchAll(/cols=(\d+)=/g)];
+          found = Number(matches.at(-1)?.[1] ?? 0);
+          return found;
+        })
+        .toBeGreaterThan(0);
+      return found;
+    };
+    const wide = await columns();
+    await page.setViewportSize({ width: 700, height: 720 });
+    await expect.poll(columns, { timeout: 15_000 }).toBeLessThan(wide);
   } finally {
     await agent.stop();
     local.remove();
