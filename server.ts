@@ -92,20 +92,25 @@ async function main() {
     ),
   );
   const refusalOf = apiRefusals(operations);
-  const server = createServer((request, response) => {
-    stampRequest(request);
-    // A failure that escapes still gets its 500 and request id; left unhandled, it would end the process.
-    const answerFailure = (error: unknown) => writeErrorAnswer(response, request, error);
-    const direct = directRouteOf(request.method, request.url);
-    if (direct) {
-      serveDirect(direct, request, response).catch(answerFailure);
-      return;
-    }
-    // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
-    const refusal = malformedPathAnswer(request.url) ?? refusalOf(request.method, request.url);
-    if (refusal) writeAnswer(response, refusal);
-    else handle(request, response).catch(answerFailure);
-  });
+  // A client must send its headers within 20 s and its whole request within 60 s (checked every
+  // 5 s): a slow client cannot hold a connection for Node's default 5 minutes (docs/resilience.md).
+  const server = createServer(
+    { headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: 5_000 },
+    (request, response) => {
+      stampRequest(request);
+      // A failure that escapes still gets its 500 and request id; left unhandled, it would end the process.
+      const answerFailure = (error: unknown) => writeErrorAnswer(response, request, error);
+      const direct = directRouteOf(request.method, request.url);
+      if (direct) {
+        serveDirect(direct, request, response).catch(answerFailure);
+        return;
+      }
+      // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
+      const refusal = malformedPathAnswer(request.url) ?? refusalOf(request.method, request.url);
+      if (refusal) writeAnswer(response, refusal);
+      else handle(request, response).catch(answerFailure);
+    },
+  );
   server.keepAliveTimeout = 5_000;
 
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
@@ -134,6 +139,7 @@ async function main() {
   const gateway = new SshGateway(database.db, {
     ...defaultGatewayOptions,
     handshakeMs: config.SSH_LOGIN_GRACE_SECONDS * 1000,
+    maxUnauthenticatedPerSource: config.SSH_MAX_UNAUTHENTICATED_PER_SOURCE,
   });
   const sshPort = await gateway.listen(config.SSH_PORT, config.HOST);
   setSshPort(sshPort);

@@ -37,7 +37,7 @@ const containsFilter = (value: string) =>
 
 /** Seeds `count` accepted devices straight into the database, in one statement per 10,000. */
 async function seed(config: { DATABASE_URL?: string; DATA_DIR: string }, count: number) {
-  const database = await openDatabase({ ...config, DATABASE_POOL_SIZE: 2 });
+  const database = await openDatabase({ ...config, DATABASE_POOL_SIZE: 2, DATABASE_STATEMENT_TIMEOUT_SECONDS: 30 });
   try {
     const user = await createUser(database.db, {
       name: "Bench",

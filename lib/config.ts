@@ -34,12 +34,14 @@ export const configSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   SSH_PORT: integer(2222, 0, 65535),
   SSH_LOGIN_GRACE_SECONDS: integer(30, 1, 600),
+  SSH_MAX_UNAUTHENTICATED_PER_SOURCE: integer(32, 1, 100_000),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_SIZE: integer(10, 1, 1000),
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: integer(30, 1, 3600),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   JWT_TTL_SECONDS: integer(86400, 60, 30 * 86400),
   MAX_DEVICES: integer(-1, -1, 1_000_000),

@@ -13,7 +13,11 @@ import { openDatabase } from "@/lib/db";
 /** A data directory with a migrated embedded database that nothing has used yet; removed by the caller. */
 export async function createDataTemplate(): Promise<string> {
   const directory = mkdtempSync(path.join(tmpdir(), "das-template-"));
-  const database = await openDatabase({ DATA_DIR: directory, DATABASE_POOL_SIZE: 1 });
+  const database = await openDatabase({
+    DATA_DIR: directory,
+    DATABASE_POOL_SIZE: 1,
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: 30,
+  });
   await database.close();
   return directory;
 }

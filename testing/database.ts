@@ -34,7 +34,12 @@ export async function openTestDatabase(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl) {
     const scratch = await createTestDatabase(adminUrl);
-    const database = await openDatabase({ DATABASE_URL: scratch.url, DATA_DIR: "", DATABASE_POOL_SIZE: 4 });
+    const database = await openDatabase({
+      DATABASE_URL: scratch.url,
+      DATA_DIR: "",
+      DATABASE_POOL_SIZE: 4,
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: 30,
+    });
     const close = async () => {
       await database.close();
       await scratch.drop();
@@ -42,7 +47,11 @@ export async function openTestDatabase(): Promise<Database> {
     return { ...database, close };
   }
   const dataDir = newDataDir();
-  const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
+  const database = await openDatabase({
+    DATA_DIR: dataDir,
+    DATABASE_POOL_SIZE: 1,
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: 30,
+  });
   const close = async () => {
     await database.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -40,7 +40,12 @@ export async function startOwnServer(env: Record<string, string> = {}): Promise<
         earlierOutput += server.output();
       }
       // Two connections: on PostgreSQL one holds the migration lock while the other migrates.
-      const opened = await openDatabase({ DATA_DIR: dataDir, DATABASE_URL: database?.url, DATABASE_POOL_SIZE: 2 });
+      const opened = await openDatabase({
+        DATA_DIR: dataDir,
+        DATABASE_URL: database?.url,
+        DATABASE_POOL_SIZE: 2,
+        DATABASE_STATEMENT_TIMEOUT_SECONDS: 30,
+      });
       try {
         let rows: Record<string, unknown>[] = [];
         for (const statement of statements) {

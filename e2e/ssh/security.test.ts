@@ -133,6 +133,49 @@ describe("the gateway's handshake deadline", () => {
   });
 });
 
+describe("the gateway's cap on connections not logged in, per source address", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ SSH_MAX_UNAUTHENTICATED_PER_SOURCE: "3" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(server?.dataDir ?? "", { recursive: true, force: true });
+  });
+
+  /** A TCP connection to the gateway: whether it got the server's version line, or was closed first. */
+  function open(port: number, from = "127.0.0.1") {
+    const socket = connect({ port, host: "127.0.0.1", localAddress: from });
+    const outcome = new Promise<"greeted" | "closed">((resolve) => {
+      socket.once("data", () => resolve("greeted"));
+      socket.once("close", () => resolve("closed"));
+    });
+    socket.on("error", () => {});
+    return { socket, outcome };
+  }
+
+  it("closes one connection too many from an address at once; others and freed places are served", async () => {
+    const port = await sshPort(server.url);
+    const held = [open(port), open(port), open(port)];
+    expect(await Promise.all(held.map((connection) => connection.outcome))).toEqual(["greeted", "greeted", "greeted"]);
+    expect(await open(port).outcome).toBe("closed");
+    // Another address has places of its own.
+    const other = open(port, "127.0.0.2");
+    expect(await other.outcome).toBe("greeted");
+    // A connection that ends frees its place.
+    const freed = new Promise((resolve) => held[0]?.socket.once("close", resolve));
+    held[0]?.socket.destroy();
+    await freed;
+    await waitFor("the freed place to be taken", async () => {
+      const next = open(port);
+      const outcome = await next.outcome;
+      next.socket.destroy();
+      return outcome === "greeted";
+    });
+    for (const connection of [...held, other]) connection.socket.destroy();
+  });
+});
+
 describe.skipIf(!isRoot)("the SSH security floor with a real agent (needs root)", () => {
   let testDevice: TestDevice;
   let namespace: SeededNamespace;

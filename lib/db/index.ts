@@ -71,19 +71,28 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, statementTimeoutSeconds: number): Promise<Database> {
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const pool = new Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+  // A statement that runs longer than the timeout is cancelled by the server (SQLSTATE 57014),
+  // so one slow query cannot hold a pool connection for ever; the request answers 503.
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: statementTimeoutSeconds * 1000,
+  });
   // An idle client whose server went away emits 'error'; without a handler the process would die.
   pool.on("error", (error) => log.warn("database connection lost", { error: error.message }));
   const db = drizzle({ client: pool, schema });
-  // One instance migrates at a time when several start together.
+  // One instance migrates at a time when several start together, on the lock's own connection,
+  // where a migration may take as long as it needs.
   const lock = await pool.connect();
   try {
     await lock.query("select pg_advisory_lock(7261041)");
-    await migrate(db, { migrationsFolder });
+    await lock.query("set statement_timeout = 0");
+    await migrate(drizzle({ client: lock, schema }), { migrationsFolder });
   } finally {
     await lock.query("select pg_advisory_unlock(7261041)").catch(() => undefined);
     lock.release();
@@ -91,9 +100,11 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
 }
 
-export function openDatabase(config: Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_POOL_SIZE">) {
+export function openDatabase(
+  config: Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_POOL_SIZE" | "DATABASE_STATEMENT_TIMEOUT_SECONDS">,
+) {
   return config.DATABASE_URL
-    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE)
+    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE, config.DATABASE_STATEMENT_TIMEOUT_SECONDS)
     : openPglite(config.DATA_DIR);
 }
 

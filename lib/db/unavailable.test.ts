@@ -43,6 +43,19 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(new Error("something else"))).toBe(false);
   });
 
+  it("is true for a statement cancelled by the pool's statement timeout (a busy server: 503)", async (context) => {
+    const url = process.env.TEST_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+    if (!url) return context.skip("no PostgreSQL server (TEST_POSTGRES_URL)");
+    const pool = new pg.Pool({ connectionString: url, max: 1, statement_timeout: 50 });
+    try {
+      const error = await failureOf(pool, sql`select pg_sleep(2)`);
+      expect((error as { cause?: { code?: string } }).cause?.code).toBe("57014");
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("is true while a PostgreSQL server is stopped, and the same pool works once it is back", async (context) => {
     if (!hasPrivatePostgres()) return context.skip("PostgreSQL 15's programs are not installed");
     const postgres = await startPrivatePostgres();

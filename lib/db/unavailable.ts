@@ -15,9 +15,10 @@ const socketErrors = new Set([
   "EAI_AGAIN",
 ]);
 
-// SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now (starting or stopping); class 08 is
-// "connection exception".
-const unavailableStates = new Set(["57P01", "57P02", "57P03"]);
+// SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now (starting or stopping),
+// query_canceled (the statement timeout of lib/db/index.ts: the server is too busy now); class 08
+// is "connection exception".
+const unavailableStates = new Set(["57P01", "57P02", "57P03", "57014"]);
 
 // node-postgres reports a lost or impossible connection in plain errors, without a code.
 const lostConnection =

@@ -22,9 +22,18 @@ export type GatewayOptions = {
    * query past it. A client may thus ask about this many keys and log in with the last of them.
    */
   maxAuthFailures: number;
+  /**
+   * Connections of one source address that have not logged in yet, at most: one more is closed
+   * at once. Bounds what one address can hold open for `handshakeMs` (memory, descriptors).
+   */
+  maxUnauthenticatedPerSource: number;
 };
 
-export const defaultGatewayOptions: GatewayOptions = { handshakeMs: 30_000, maxAuthFailures: 6 };
+export const defaultGatewayOptions: GatewayOptions = {
+  handshakeMs: 30_000,
+  maxAuthFailures: 6,
+  maxUnauthenticatedPerSource: 32,
+};
 
 const offeredMethods: AuthContext["method"][] = ["publickey", "password"];
 
@@ -159,6 +168,8 @@ export class SshGateway {
   private readonly listener: NetServer;
   private readonly hostKey = parsedHostKey();
   private readonly connections = new Set<GatewayConnection>();
+  /** Connections not logged in yet, by source address (`maxUnauthenticatedPerSource`). */
+  private readonly unauthenticated = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -169,11 +180,33 @@ export class SshGateway {
 
   private accept(socket: Socket) {
     socket.on("error", () => socket.destroy());
+    const source = normalizeAddress(socket.remoteAddress);
+    const waiting = this.unauthenticated.get(source) ?? 0;
+    if (waiting >= this.options.maxUnauthenticatedPerSource) {
+      log.debug("gateway connection refused: too many from one source not logged in", { source });
+      socket.destroy();
+      return;
+    }
+    this.unauthenticated.set(source, waiting + 1);
+    let isCounted = true;
+    const settle = () => {
+      if (!isCounted) return;
+      isCounted = false;
+      const left = (this.unauthenticated.get(source) ?? 1) - 1;
+      if (left > 0) this.unauthenticated.set(source, left);
+      else this.unauthenticated.delete(source);
+    };
     const connection = new GatewayConnection(this.db, socket, this.options);
     this.connections.add(connection);
-    socket.once("close", () => this.connections.delete(connection));
+    socket.once("close", () => {
+      settle();
+      this.connections.delete(connection);
+    });
     const server = new ssh2.Server({ hostKeys: [{ key: this.hostKey } as unknown as string] });
-    server.on("connection", (client) => connection.serve(client));
+    server.on("connection", (client) => {
+      client.once("ready", settle);
+      connection.serve(client);
+    });
     server.injectSocket(socket);
   }
 
