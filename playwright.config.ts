@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./testing/chromium";
 
 const port = Number(process.env.BROWSER_TEST_PORT ?? 18_930);
 // Workers load this file again: the environment carries the one data directory to them (the
@@ -9,7 +10,6 @@ const port = Number(process.env.BROWSER_TEST_PORT ?? 18_930);
 process.env.BROWSER_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "das-browser-"));
 const dataDir = process.env.BROWSER_DATA_DIR;
 
-// The system's Chromium (Debian package), never a downloaded browser.
 export default defineConfig({
   testDir: "e2e/browser",
   timeout: 60_000,
@@ -17,16 +17,7 @@ export default defineConfig({
   reporter: process.env.CI ? "list" : "line",
   use: {
     baseURL: `http://127.0.0.1:${port}`,
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: chromiumLaunchOptions,
     screenshot: "only-on-failure",
   },
   // The first run needs the service without any account: it goes before every other spec.

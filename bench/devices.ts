@@ -35,8 +35,16 @@ const containsFilter = (value: string) =>
     "base64",
   );
 
-/** Seeds `count` accepted devices straight into the database, in one statement per 10,000. */
-async function seed(config: { DATABASE_URL?: string; DATA_DIR: string }, count: number) {
+/**
+ * Seeds the user `bench` (password `bench-password`), its namespace `bench` and `count` accepted
+ * devices `device-N` straight into the database, in one statement per 10,000: a third of them
+ * online, or none with `online: false`. Answers the namespace's tenant id.
+ */
+export async function seedDevices(
+  config: { DATABASE_URL?: string; DATA_DIR: string },
+  count: number,
+  { online = true }: { online?: boolean } = {},
+) {
   const database = await openDatabase({ ...config, DATABASE_POOL_SIZE: 2, DATABASE_STATEMENT_TIMEOUT_SECONDS: 30 });
   try {
     const user = await createUser(database.db, {
@@ -51,10 +59,11 @@ async function seed(config: { DATABASE_URL?: string; DATA_DIR: string }, count: 
         insert into devices (uid, tenant_id, name, identity, info, public_key, key_digest, status, online, last_seen)
         select encode(sha256(('bench-' || n)::bytea), 'hex'), ${namespace?.tenant_id}::uuid, 'device-' || n,
           jsonb_build_object('mac', ''), jsonb_build_object('id', 'debian', 'pretty_name', 'Debian', 'version', '1',
-          'arch', 'x86_64', 'platform', 'native'), 'key', 'bench-' || n, 'accepted', n % 3 = 0, now() - make_interval(secs => n)
+          'arch', 'x86_64', 'platform', 'native'), 'key', 'bench-' || n, 'accepted', ${online} and n % 3 = 0, now() - make_interval(secs => n)
         from generate_series(${start}::int, ${Math.min(count, start + 10_000) - 1}::int) as n`);
     }
     await database.db.execute(sql`analyze devices`);
+    return namespace?.tenant_id ?? "";
   } finally {
     await database.close();
   }
@@ -65,7 +74,7 @@ async function measure(kind: "postgres" | "pglite", count: number, requests: num
   const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
   const dataDir = newDataDir();
   try {
-    await seed({ DATABASE_URL: database?.url, DATA_DIR: dataDir }, count);
+    await seedDevices({ DATABASE_URL: database?.url, DATA_DIR: dataDir }, count);
     const server = await startServer({ DATABASE_URL: database?.url, DATA_DIR: dataDir });
     try {
       const login = await fetch(`${server.url}/api/login`, {

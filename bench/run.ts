@@ -1,3 +1,4 @@
+import { consoleBenchmark } from "./console";
 import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
 import { pgRestartBenchmark } from "./pg-restart";
@@ -15,6 +16,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   soak: soakBenchmark,
   preauth: preauthBenchmark,
   "pg-restart": pgRestartBenchmark,
+  console: consoleBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -90,7 +90,7 @@ export function Dashboard() {
             figures ? (
               <>
                 {figures.online_devices.toLocaleString()}
-                <span className="text-lg font-normal text-slate-500">
+                <span className="text-lg font-normal text-slate-500 dark:text-slate-400">
                   {" "}
                   / {figures.registered_devices.toLocaleString()}
                 </span>
@@ -113,7 +113,7 @@ export function Dashboard() {
               Review {figures.pending_devices}
             </Link>
           ) : (
-            <span className="text-sm text-slate-500">Nothing waiting</span>
+            <span className="text-sm text-slate-500 dark:text-slate-400">Nothing waiting</span>
           )}
         </StatCard>
         <StatCard

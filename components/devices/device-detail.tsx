@@ -124,7 +124,7 @@ function TagEditor({ device }: { device: Device }) {
   return (
     <div className="grid gap-2">
       <ul className="flex flex-wrap gap-1.5" aria-label="Tags">
-        {device.tags.length === 0 && <li className="text-sm text-slate-500">No tags</li>}
+        {device.tags.length === 0 && <li className="text-sm text-slate-500 dark:text-slate-400">No tags</li>}
         {device.tags.map((tag) => (
           <li key={tag}>
             <Badge color="indigo">
@@ -164,7 +164,7 @@ function TagEditor({ device }: { device: Device }) {
           )}
         </form>
       ) : (
-        <p className="text-xs text-slate-500">{permission.reason} to change tags.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">{permission.reason} to change tags.</p>
       )}
     </div>
   );

@@ -1,21 +1,13 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { startAgent } from "@/testing/agent-process";
 import { createAccount } from "@/testing/local-accounts";
+import { expectNoSeriousA11yViolation } from "./support/a11y";
 import { apiToken, newAccount, registerDevice, signIn, terminalText } from "./support/console";
 
 // The devices half of the console with a real agent: onboarding, the live list, the device page
 // and its terminal. Each test has a namespace of its own.
 
 const isRoot = process.getuid?.() === 0;
-
-async function expectNoSeriousA11yViolation(page: Page) {
-  const results = await new AxeBuilder({ page }).exclude(".xterm").analyze();
-  const serious = results.violations.filter((violation) => ["serious", "critical"].includes(violation.impact ?? ""));
-  expect(
-    serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
-  ).toEqual([]);
-}
 
 test("onboarding: the command, the agent's device live, Accept, and the ssh command", async ({ page, baseURL }) => {
   const account = newAccount("onboard");

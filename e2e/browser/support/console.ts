@@ -66,3 +66,9 @@ export const terminalText = (page: Page) =>
       .map((read) => read())
       .join("\n"),
   );
+
+/** Accepts a pending device with an API token of its namespace. */
+export async function acceptDevice(request: APIRequestContext, token: string, uid: string) {
+  const response = await request.patch(`/api/devices/${uid}/accept`, { headers: { authorization: `Bearer ${token}` } });
+  expect(response.status(), await response.text()).toBe(200);
+}
