@@ -168,6 +168,13 @@ test("device page: rename with the rule, tags, remove; a terminal that runs a co
     const wide = await columns();
     await page.setViewportSize({ width: 700, height: 720 });
     await expect.poll(columns, { timeout: 15_000 }).toBeLessThan(wide);
+
+    // No keyboard trap: Escape twice in a row moves the focus out of the terminal.
+    const terminalInput = page.getByRole("textbox", { name: "Terminal input" });
+    await terminalInput.focus();
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await expect(terminalInput).not.toBeFocused();
   } finally {
     await agent.stop();
     local.remove();
