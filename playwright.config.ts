@@ -19,6 +19,9 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${port}`,
     launchOptions: chromiumLaunchOptions,
     screenshot: "only-on-failure",
+    // The console's animations (toasts sliding in) end at once, so what a test or axe reads is
+    // what a person sees once they settle.
+    reducedMotion: "reduce",
   },
   // The first run needs the service without any account: it goes before every other spec.
   projects: [
