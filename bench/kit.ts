@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ConnectConfig } from "ssh2";
@@ -60,6 +60,123 @@ export const rssKiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 
 export const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+/** What each open descriptor of `pid` points to (`/proc/PID/fd/N`): `socket:[inode]`, `pipe:[..]`, a path... */
+export function descriptorTargets(pid: number): string[] {
+  const targets: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      // Closed between the listing and the read.
+    }
+  }
+  return targets;
+}
+
+const tcpStates = [
+  "",
+  "ESTABLISHED",
+  "SYN_SENT",
+  "SYN_RECV",
+  "FIN_WAIT1",
+  "FIN_WAIT2",
+  "TIME_WAIT",
+  "CLOSE",
+  "CLOSE_WAIT",
+  "LAST_ACK",
+  "LISTEN",
+  "CLOSING",
+];
+
+/** `0100007F:1F90` (IPv4) or 32 hex digits and a port (IPv6, a v4-mapped address shown as IPv4). */
+function socketAddress(text: string) {
+  const [hex = "", portHex = "0"] = text.split(":");
+  const port = Number.parseInt(portHex, 16);
+  const v4 = hex.length === 8 ? hex : hex.startsWith("0000000000000000FFFF0000") ? hex.slice(24) : undefined;
+  if (!v4) return { address: "[v6]", port };
+  const bytes = (v4.match(/../g) ?? []).map((byte) => Number.parseInt(byte, 16)).reverse();
+  return { address: bytes.join("."), port };
+}
+
+type SocketEntry =
+  | { family: "tcp" | "udp"; state: string; local: number; remote: number; remoteAddress: string }
+  | { family: "unix"; path: string };
+
+/** The sockets of `pid`'s network namespace by inode: /proc/PID/net/{tcp,tcp6,udp,udp6,unix}. */
+function socketTable(pid: number): Map<string, SocketEntry> {
+  const table = new Map<string, SocketEntry>();
+  const rows = (file: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/net/${file}`, "utf8").trim().split("\n").slice(1);
+    } catch {
+      return [];
+    }
+  };
+  for (const family of ["tcp", "udp"] as const)
+    for (const file of [family, `${family}6`])
+      for (const row of rows(file)) {
+        // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+        const fields = row.trim().split(/\s+/);
+        const local = socketAddress(fields[1] ?? "");
+        const remote = socketAddress(fields[2] ?? "");
+        const state = family === "tcp" ? (tcpStates[Number.parseInt(fields[3] ?? "0", 16)] ?? "?") : "";
+        table.set(fields[9] ?? "", {
+          family,
+          state,
+          local: local.port,
+          remote: remote.port,
+          remoteAddress: remote.address,
+        });
+      }
+  for (const row of rows("unix")) {
+    // Num RefCount Protocol Flags Type St Inode Path
+    const fields = row.trim().split(/\s+/);
+    table.set(fields[6] ?? "", { family: "unix", path: fields[7] ?? "" });
+  }
+  return table;
+}
+
+/**
+ * The open descriptors of `pid`, counted by kind: a TCP socket by state, direction and the port
+ * on the server's side (`names` gives ports a name), a UNIX socket by path, a pipe, an anonymous
+ * inode by type, a file by its directory (`shorten` may abbreviate it); `targets` are the
+ * descriptors' targets, as `descriptorTargets` answers.
+ */
+export function descriptorKinds(
+  pid: number,
+  targets: string[],
+  names: Map<number, string> = new Map(),
+  shorten: (path: string) => string = (path) => path,
+): Map<string, number> {
+  const kinds = new Map<string, number>();
+  const count = (kind: string) => kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  const sockets = targets.some((target) => target.startsWith("socket:")) ? socketTable(pid) : new Map();
+  const listening = new Set<number>();
+  for (const target of targets) {
+    const entry = sockets.get(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? "");
+    if (entry?.family === "tcp" && entry.state === "LISTEN") listening.add(entry.local);
+  }
+  const port = (value: number) => `:${names.get(value) ?? value}`;
+  for (const target of targets) {
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode !== undefined) {
+      const entry = sockets.get(inode);
+      if (!entry) count("socket, not in /proc/net (netlink, or closing)");
+      else if (entry.family === "unix") count(`unix socket ${entry.path || "(unnamed)"}`);
+      else if (entry.family === "udp") count(`udp socket ${port(entry.local)}`);
+      else if (entry.state === "LISTEN") count(`tcp listening ${port(entry.local)}`);
+      else if (listening.has(entry.local)) count(`tcp ${entry.state} in to ${port(entry.local)}`);
+      else count(`tcp ${entry.state} out to ${entry.remoteAddress}${port(entry.remote)}`);
+    } else if (target.startsWith("pipe:")) count("pipe");
+    else if (target.startsWith("anon_inode:")) count(target.replace(/^anon_inode:/, "anon_inode "));
+    else if (target.startsWith("/")) {
+      const file = target.replace(/ \(deleted\)$/, "");
+      count(`file ${path.dirname(shorten(file))}/${file === target ? "" : " (deleted)"}`);
+    } else count(target.replace(/\[\d+\]$/, ""));
+  }
+  return kinds;
+}
 
 /** The value below which `share` (0..1) of the values lie. */
 export function percentile(values: number[], share: number): number {

@@ -5,7 +5,17 @@ import { createTestDatabase } from "../testing/database";
 import { type SeededUser, seedUser } from "../testing/seeds/users";
 import { type RunningServer, startServer } from "../testing/server";
 import { createAccount } from "../testing/ssh";
-import { agentFleet, connect, median, openFds, percentile, rssKiB, settle, withTimeout } from "./kit";
+import {
+  agentFleet,
+  connect,
+  descriptorKinds,
+  descriptorTargets,
+  median,
+  percentile,
+  rssKiB,
+  settle,
+  withTimeout,
+} from "./kit";
 
 /** Operations of one kind: how many succeeded, failed, and how long the successful ones took. */
 class Tally {
@@ -150,7 +160,16 @@ async function apiLoop(
   await Promise.all(inFlight);
 }
 
-type Sample = { minute: number; rssMiB: number; fds: number; machineLoad: number };
+type Sample = {
+  minute: number;
+  rssMiB: number;
+  fds: number;
+  /** The descriptors by kind (`descriptorKinds`). */
+  kinds: Map<string, number>;
+  /** What each descriptor points to. */
+  targets: string[];
+  machineLoad: number;
+};
 type Health = { minute: number; heapUsedMiB: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
 
 /** The server's "process health" lines (lib/process-health.ts), timed from `startedAt`. */
@@ -173,6 +192,42 @@ function windowMedian<T extends { minute: number }>(
   value: (sample: T) => number,
 ) {
   return median(samples.filter((sample) => sample.minute >= from && sample.minute < to).map(value));
+}
+
+/**
+ * The open descriptors by kind, the median of each window (a kind missing from a sample counts
+ * 0), then the files open at the last sample that were not at the warm window's last one.
+ */
+function descriptorGrowth(
+  samples: Sample[],
+  warm: readonly [number, number],
+  end: readonly [number, number],
+  shorten: (file: string) => string,
+): string[] {
+  const kinds = new Set(samples.flatMap((sample) => [...sample.kinds.keys()]));
+  const rows = [...kinds].map((kind) => {
+    const from = windowMedian(samples, ...warm, (sample) => sample.kinds.get(kind) ?? 0);
+    const to = windowMedian(samples, ...end, (sample) => sample.kinds.get(kind) ?? 0);
+    return { kind, from, to };
+  });
+  rows.sort((a, b) => b.to - b.from - (a.to - a.from) || b.to - a.to);
+  const lines = rows.map(
+    ({ kind, from, to }) => `${kind}: ${from} -> ${to} (${to - from >= 0 ? "+" : ""}${to - from})`,
+  );
+  const atWarm = samples.filter((sample) => sample.minute < warm[1]).at(-1);
+  const last = samples.at(-1);
+  if (atWarm && last) {
+    const before = new Set(atWarm.targets);
+    const after = new Set(last.targets);
+    const files = (targets: string[]) => (targets.length ? targets.map(shorten).sort().join(", ") : "none");
+    const opened = last.targets.filter((target) => target.startsWith("/") && !before.has(target));
+    const closed = atWarm.targets.filter((target) => target.startsWith("/") && !after.has(target));
+    lines.push(
+      `files open at minute ${last.minute.toFixed(1)} and not at ${atWarm.minute.toFixed(1)}: ${files(opened)}`,
+      `files open at minute ${atWarm.minute.toFixed(1)} and not at ${last.minute.toFixed(1)}: ${files(closed)}`,
+    );
+  }
+  return lines;
 }
 
 const growth = (from: number, to: number) =>
@@ -226,11 +281,21 @@ export async function soakBenchmark(args: Map<string, string>) {
     const startedAt = Date.now();
     const until = startedAt + minutes * 60_000;
     const samples: Sample[] = [];
+    const portNames = new Map([
+      [server.port, "http"],
+      [server.sshPort, "ssh"],
+    ]);
+    const shorten = (file: string) => file.replace(server.dataDir, "DATA_DIR").replace(process.cwd(), ".");
     const sampler = setInterval(() => {
+      // A server that exited has no /proc entry: the run goes on to its report.
+      if (server.process.exitCode !== null || server.process.signalCode !== null) return;
+      const targets = descriptorTargets(pid);
       const sample = {
         minute: (Date.now() - startedAt) / 60_000,
         rssMiB: rssKiB(pid) / 1024,
-        fds: openFds(pid),
+        fds: targets.length,
+        kinds: descriptorKinds(pid, targets, portNames, shorten),
+        targets,
         // The machine's 1-minute load average: other work on it slows everything measured here.
         machineLoad: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]),
       };
@@ -286,6 +351,7 @@ export async function soakBenchmark(args: Map<string, string>) {
     print(`server RSS (MiB, minute ${warm[0]}-${warm[1]} vs the last ${window}): ${growth(rssFrom, rssTo)}`);
     print(`server heap used (MiB, same windows): ${growth(heap[0] ?? 0, heap[1] ?? 0)}`);
     print(`server open fds (same windows): ${fdsFrom} -> ${fdsTo}`);
+    for (const line of descriptorGrowth(samples, warm, end, shorten)) print(`  ${line}`);
     print(
       `event-loop delay per 10 s after the warm-up: p99 median ${median(loopP99).toFixed(1)} ms, worst ${worstLoopP99.toFixed(1)} ms, ${slowPeriods} of ${loopP99.length} periods at 50 ms or more; max ${Math.max(...health.map((line) => line.loopDelayMaxMs)).toFixed(1)} ms`,
     );

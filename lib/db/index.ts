@@ -20,6 +20,17 @@ export type Database = {
 
 const migrationsFolder = path.join(process.cwd(), "models/migrations");
 
+/**
+ * Files the embedded PostgreSQL may hold open. Each is a descriptor of this process (PGlite's
+ * file system opens the real file), and PostgreSQL keeps the files of every table and index it
+ * has touched open, up to this bound (1,000 by default): the vacuum timer reaches a table that no
+ * request reads every 10 minutes, so the count climbed for hours after a start. Past the bound
+ * PostgreSQL closes the file used longest ago (and keeps 10 of the bound for itself). A first
+ * start's migrations reach the bound at once; a later start climbs to it as requests and vacuums
+ * touch tables, and no further.
+ */
+export const pgliteMaxFiles = 128;
+
 // PGlite's defaults reserve ~730 MiB; these keep an idle embedded service well under 1 GiB.
 const pgliteStartParams = [
   "--single",
@@ -46,6 +57,8 @@ const pgliteStartParams = [
   "shared_buffers=32MB",
   "-c",
   "work_mem=4MB",
+  "-c",
+  `max_files_per_process=${pgliteMaxFiles}`,
 ];
 
 async function openPglite(dataDir: string): Promise<Database> {

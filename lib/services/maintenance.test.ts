@@ -1,7 +1,9 @@
+import { readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { newDataDir } from "@/testing/data-dir";
 import { withTestDatabase } from "@/testing/database";
-import type { Db } from "../db";
+import { type Db, openDatabase, pgliteMaxFiles } from "../db";
 import { unscopedVacuumStalestTable } from "./maintenance";
 
 let db: Db;
@@ -30,5 +32,44 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("vacuuming the embedded database"
     expect(never).toEqual([]);
     // The next round starts again with the first table of the last one.
     expect(await unscopedVacuumStalestTable(db)).toBe(vacuumed[0]);
+  });
+});
+
+/** This process's descriptors open on a file under `directory`. */
+function openFilesUnder(directory: string) {
+  const prefix = `${realpathSync(directory)}/`;
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(prefix);
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+describe.skipIf(process.env.TEST_DATABASE_URL)("the embedded database's open files", () => {
+  // Each file PostgreSQL opens is a descriptor of the server's process, and it keeps the files of
+  // every relation it touched open: a vacuum reaches tables and indexes no request reads.
+  it("stay within their bound however many tables are vacuumed", async () => {
+    const dataDir = newDataDir();
+    const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
+    try {
+      const tables = (
+        (await database.db.execute(
+          sql`select relname from pg_stat_user_tables where schemaname = 'public'`,
+        )) as unknown as { rows: unknown[] }
+      ).rows;
+      const counts = [openFilesUnder(dataDir)];
+      for (const _ of [...tables, ...tables]) {
+        await unscopedVacuumStalestTable(database.db);
+        counts.push(openFilesUnder(dataDir));
+      }
+      expect(Math.max(...counts)).toBeLessThanOrEqual(pgliteMaxFiles);
+      // The second round, once every table had its turn, opens nothing more.
+      expect(counts.at(-1)).toBeLessThanOrEqual(counts[tables.length] ?? 0);
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
