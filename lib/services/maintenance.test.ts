@@ -52,7 +52,11 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("the embedded database's open fil
   // every relation it touched open: a vacuum reaches tables and indexes no request reads.
   it("stay within their bound however many tables are vacuumed", async () => {
     const dataDir = newDataDir();
-    const database = await openDatabase({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: 1 });
+    const database = await openDatabase({
+      DATA_DIR: dataDir,
+      DATABASE_POOL_SIZE: 1,
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: 30,
+    });
     try {
       const tables = (
         (await database.db.execute(
