@@ -6,7 +6,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { Callout, Card } from "@/components/ui/controls";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { type Device, deviceListPath } from "../devices/device-data";
+import { condition, type Device, deviceListPath, filterParam } from "../devices/device-data";
 import { defaultParams } from "../devices/list-params";
 import { Onboarding, useIsNewNamespace } from "../devices/onboarding";
 import { OnlineStatus } from "../devices/status";
@@ -58,11 +58,7 @@ function useOfflineDevices() {
   const stale = useQuery({
     queryKey: queryKeys.devices.list(tenant, { offlineSince: staleSince }),
     queryFn: () => {
-      const conditions = [
-        { type: "property", params: { name: "online", operator: "eq", value: false } },
-        { type: "property", params: { name: "last_seen", operator: "lt", value: staleSince } },
-      ];
-      const filter = btoa(JSON.stringify(conditions));
+      const filter = filterParam([condition("online", "eq", false), condition("last_seen", "lt", staleSince)]);
       return api<Device[]>(`/api/devices?status=accepted&per_page=1&filter=${encodeURIComponent(filter)}`);
     },
   });

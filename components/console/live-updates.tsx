@@ -2,12 +2,14 @@
 
 import { type QueryClient, type QueryKey, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import type { z } from "zod";
+import { eventTypes, type liveEventData } from "@/lib/schemas/events";
 import type { Answer } from "./api";
 import { useConnectivity } from "./connectivity";
 import { queryKeys } from "./query-keys";
 
 /** One event of `GET /api/events`: what changed, on which device or session, and the new fields. */
-type LiveEvent = { type: string; uid?: string; at: string; patch?: Record<string, unknown> };
+type LiveEvent = z.infer<typeof liveEventData>;
 
 type Row = { uid: string } & Record<string, unknown>;
 
@@ -84,19 +86,7 @@ export function LiveUpdates({ tenant }: { tenant: string }) {
       if (event.type === "device.removed")
         queryClient.removeQueries({ queryKey: queryKeys.devices.detail(tenant, event.uid) });
     };
-    const types = [
-      "device.registered",
-      "device.online",
-      "device.offline",
-      "device.status",
-      "device.updated",
-      "device.removed",
-      "session.started",
-      "session.ended",
-      "stats",
-      "reset",
-    ];
-    for (const type of types) source.addEventListener(type, handle);
+    for (const type of [...eventTypes, "stats", "reset"]) source.addEventListener(type, handle);
     source.onopen = () => setLive(true);
     source.onerror = () => setLive(false);
     return () => {

@@ -25,18 +25,21 @@ export type DeviceListParams = {
 
 export const pageSizes = [10, 25, 50, 100] as const;
 
-const condition = (name: string, operator: PropertyCondition["params"]["operator"], value: unknown) =>
+export const condition = (name: string, operator: PropertyCondition["params"]["operator"], value: unknown) =>
   ({ type: "property", params: { name, operator, value } }) as PropertyCondition;
 
-/** The API's `filter` parameter (base64 of JSON conditions, ANDed). */
+/** The API's `filter` parameter: base64 of the JSON conditions (ANDed), text as UTF-8. */
+export function filterParam(conditions: PropertyCondition[]): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(conditions));
+  return btoa(String.fromCharCode(...bytes));
+}
+
 function filterOf(params: DeviceListParams): string | undefined {
   const conditions: PropertyCondition[] = [];
   if (params.search) conditions.push(condition("name", "contains", params.search));
   if (params.connectivity !== "all") conditions.push(condition("online", "eq", params.connectivity === "online"));
   if (params.tags.length > 0) conditions.push(condition("tags", "contains", params.tags));
-  if (conditions.length === 0) return undefined;
-  const bytes = new TextEncoder().encode(JSON.stringify(conditions));
-  return btoa(String.fromCharCode(...bytes));
+  return conditions.length === 0 ? undefined : filterParam(conditions);
 }
 
 export function deviceListPath(params: DeviceListParams): string {
