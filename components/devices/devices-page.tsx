@@ -90,6 +90,8 @@ function RowActions({ device }: { device: Device }) {
   const status = usePermission("device.status");
   const change = useStatusChange();
   if (device.status === "accepted") {
+    // An offline device cannot be reached: its page says why and how to look into it.
+    if (!device.online) return <span className="text-sm text-slate-500 dark:text-slate-400">Unreachable</span>;
     return (
       <Link
         href={`/devices/${device.uid}?connect=1`}
