@@ -9,6 +9,8 @@ export class ApiFailure extends Error {
     message: string,
     readonly headers: Headers,
     readonly requestId?: string,
+    /** The answer's JSON: the account routes name the refused fields in an array. */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -49,7 +51,7 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
   const body = await response.json().catch(() => undefined);
   if (response.status === 401) emit({ kind: "unauthorized" });
   const message = typeof body?.message === "string" ? body.message : `The service answered ${response.status}.`;
-  throw new ApiFailure(response.status, message, response.headers, body?.request_id);
+  throw new ApiFailure(response.status, message, response.headers, body?.request_id, body);
 }
 
 /** A call whose answer is JSON (or nothing); lists carry `X-Total-Count` as `total`. */

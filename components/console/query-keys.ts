@@ -4,7 +4,11 @@
  */
 export const queryKeys = {
   info: () => ["info"] as const,
+  /** Service-wide news, the same in every namespace. */
+  announcements: (page: number, perPage: number) => ["announcements", page, perPage] as const,
   namespaces: () => ["namespaces"] as const,
+  /** The signed-in user (not namespace data). */
+  currentUser: () => ["current-user"] as const,
   stats: (tenant: string) => ["stats", tenant] as const,
   devices: {
     all: (tenant: string) => ["devices", tenant] as const,
@@ -16,5 +20,6 @@ export const queryKeys = {
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,
+    detail: (tenant: string, uid: string) => ["sessions", tenant, "detail", uid] as const,
   },
 };

@@ -14,7 +14,27 @@ declare global {
   }
 }
 
-const darkTheme = { background: "#0b1020", foreground: "#e2e8f0", cursor: "#a5b4fc", selectionBackground: "#334155" };
+/** Lets the browser tests read `terminal`'s text under `id`; returns the function that stops it. */
+export function exposeTerminalText(id: string, terminal: Terminal) {
+  window.__terminals ??= {};
+  window.__terminals[id] = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let index = 0; index < buffer.length; index += 1)
+      lines.push(buffer.getLine(index)?.translateToString(true) ?? "");
+    return lines.join("\n");
+  };
+  return () => {
+    delete window.__terminals?.[id];
+  };
+}
+
+export const darkTheme = {
+  background: "#0b1020",
+  foreground: "#e2e8f0",
+  cursor: "#a5b4fc",
+  selectionBackground: "#334155",
+};
 
 /**
  * One xterm on one WebSocket of `/ws/ssh` (the binary subprotocol): bytes both ways, a resize
@@ -99,16 +119,9 @@ export function TerminalView({
 
     const observer = new ResizeObserver(() => fit.fit());
     observer.observe(element);
-    window.__terminals ??= {};
-    window.__terminals[id] = () => {
-      const buffer = terminal.buffer.active;
-      const lines: string[] = [];
-      for (let index = 0; index < buffer.length; index += 1)
-        lines.push(buffer.getLine(index)?.translateToString(true) ?? "");
-      return lines.join("\n");
-    };
+    const hideText = exposeTerminalText(id, terminal);
     return () => {
-      delete window.__terminals?.[id];
+      hideText();
       observer.disconnect();
       typed.dispose();
       resized.dispose();

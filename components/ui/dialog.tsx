@@ -1,6 +1,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef } from "react";
+import { Button, Callout } from "./controls";
 
 /**
  * A modal dialog on the browser's own `<dialog>`: focus stays inside, Escape closes it, and focus
@@ -50,5 +51,50 @@ export function Dialog({
         </div>
       )}
     </dialog>
+  );
+}
+
+/**
+ * A dialog that asks before a destructive action: it names the object and the consequence, the
+ * red button is named after the verb, and a failure stays in the dialog for another try.
+ */
+export function ConfirmDialog({
+  isOpen,
+  onClose,
+  title,
+  description,
+  confirmLabel,
+  onConfirm,
+  isPending,
+  failure,
+  canConfirm = true,
+  children,
+}: {
+  isOpen: boolean;
+  onClose: () => void;
+  title: string;
+  description: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  isPending: boolean;
+  /** The failure's text, shown above the buttons. */
+  failure?: string;
+  /** False until what must be typed to confirm is typed. */
+  canConfirm?: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <Dialog isOpen={isOpen} onClose={onClose} title={title} description={description}>
+      {failure && <Callout kind="error">{failure}</Callout>}
+      {children}
+      <div className="flex justify-end gap-2">
+        <Button variant="secondary" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button variant="danger" disabled={!canConfirm} isPending={isPending} onClick={onConfirm}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </Dialog>
   );
 }
