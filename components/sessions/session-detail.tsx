@@ -76,7 +76,7 @@ export function SessionDetail({ uid }: { uid: string }) {
           </h2>
           <Replay session={session} />
         </section>
-        <Card className="grid content-start gap-4 p-4">
+        <Card className="grid content-start gap-4 self-start p-4">
           <h2 className="font-semibold">Details</h2>
           <Facts
             rows={[

@@ -40,9 +40,11 @@ export function SessionDuration({ session }: { session: Pick<Session, "started_a
 }
 
 /** ▶ to the player; a role that may not replay sees it disabled with the reason. */
-export function PlayLink({ session }: { session: Pick<Session, "uid" | "recorded"> }) {
+export function PlayLink({ session }: { session: Pick<Session, "uid" | "recorded" | "authenticated"> }) {
   const permission = usePermission("session.play");
-  if (!session.recorded) return <span className="text-sm text-slate-500 dark:text-slate-400">Not recorded</span>;
+  // A refused login never reached a terminal: there is nothing to play.
+  if (!session.recorded || !session.authenticated)
+    return <span className="text-sm text-slate-500 dark:text-slate-400">Not recorded</span>;
   if (!permission.allowed)
     return (
       <span
