@@ -1,6 +1,6 @@
 "use client";
 
-import { Cpu, LayoutDashboard, Menu, WifiOff, X } from "lucide-react";
+import { Cpu, KeyRound, LayoutDashboard, Menu, ShieldCheck, Tags, WifiOff, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
@@ -20,6 +20,9 @@ type NavItem = { href: string; label: string; icon: typeof Cpu; needs: Action; b
 const navigation: NavItem[] = [
   { href: "/dashboard", label: "Dashboard", icon: LayoutDashboard, needs: "stats.read" },
   { href: "/devices", label: "Devices", icon: Cpu, needs: "device.read", badge: (stats) => stats.pending_devices },
+  { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
+  { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
+  { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
 ];
 
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {

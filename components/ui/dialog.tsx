@@ -1,6 +1,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef } from "react";
+import { Button } from "./controls";
 
 /**
  * A modal dialog on the browser's own `<dialog>`: focus stays inside, Escape closes it, and focus
@@ -11,12 +12,15 @@ export function Dialog({
   onClose,
   title,
   description,
+  isWide,
   children,
 }: {
   isOpen: boolean;
   onClose: () => void;
   title: string;
   description?: ReactNode;
+  /** Room for a form (an editor), not just a question. */
+  isWide?: boolean;
   children: ReactNode;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -34,7 +38,7 @@ export function Dialog({
       onClose={onClose}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+      className={`m-auto w-[calc(100%-2rem)] ${isWide ? "max-w-2xl" : "max-w-md"} rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
     >
       {isOpen && (
         <div className="grid gap-4 p-5">
@@ -50,5 +54,17 @@ export function Dialog({
         </div>
       )}
     </dialog>
+  );
+}
+
+/** The buttons at the foot of a dialog: Cancel, then the action (named after its verb). */
+export function DialogButtons({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
+  return (
+    <div className="flex flex-wrap justify-end gap-2">
+      <Button variant="secondary" onClick={onCancel}>
+        Cancel
+      </Button>
+      {children}
+    </div>
   );
 }
