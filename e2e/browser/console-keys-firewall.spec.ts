@@ -3,6 +3,7 @@ import { type APIRequestContext, expect, type Page, test } from "@playwright/tes
 import { base64Of, randomEd25519Line } from "@/testing/ssh-keys";
 import { expectNoSeriousA11yViolation } from "./support/a11y";
 import { acceptDevice, apiToken, newAccount, registerDevice, signIn } from "./support/console";
+import { cli } from "./support/outbox";
 
 // Public keys, firewall rules and tags: the live previews, the rule tester answered by the server,
 // and tag changes everywhere. Each test has a namespace of its own.
@@ -256,4 +257,40 @@ test("tags: counts with links, rename and delete everywhere", async ({ page }) =
   await expect(page.getByRole("row").filter({ hasText: "eu-west" })).toHaveCount(0);
   const devices = await (await page.request.get("/api/devices?per_page=10", { headers: auth })).json();
   expect(devices.flatMap((device: { tags: string[] }) => device.tags).sort()).toEqual(["production", "production"]);
+});
+
+test("roles: an operator renames tags, and sees key and rule changes disabled with the reason", async ({ page }) => {
+  const owner = newAccount("roles");
+  const token = await apiToken(page.request, owner);
+  const auth = { authorization: `Bearer ${token}` };
+  await acceptedDevices(page.request, owner.tenant, token, { "edge-1": ["site-a"] });
+  const key = await page.request.post("/api/sshkeys/public-keys", {
+    headers: auth,
+    data: { data: base64Of(randomEd25519Line("ops")), name: "ops", username: ".*", filter: { tags: ["site-a"] } },
+  });
+  expect(key.status(), await key.text()).toBe(200);
+  const rule = await page.request.post("/api/firewall/rules", {
+    headers: auth,
+    data: { action: "deny", active: true, priority: 1, source_ip: ".*", username: ".*", filter: { hostname: ".*" } },
+  });
+  const { id } = await rule.json();
+  // A member of this namespace only, so the session starts in it.
+  const operator = { username: `${owner.username}-op`, password: "console-pass" };
+  cli("user", "create", operator.username, operator.password, `${operator.username}@example.com`);
+  cli("namespace", "member", "add", operator.username, owner.namespace, "operator");
+  await signIn(page, operator);
+
+  const needsAdministrator = "Requires the administrator role or above (yours: operator)";
+  await page.goto("/keys");
+  await expect(page.getByRole("button", { name: "Add public key" })).toHaveAttribute("title", needsAdministrator);
+  await expect(page.getByRole("button", { name: "Delete ops" })).toBeDisabled();
+  await page.goto("/firewall");
+  await expect(page.getByRole("button", { name: "Add rule" })).toHaveAttribute("title", needsAdministrator);
+  await expect(page.getByRole("switch", { name: `rule #${id} active` })).toBeDisabled();
+  await page.goto("/tags");
+  await page.getByRole("button", { name: "Rename site-a" }).click();
+  const rename = page.getByRole("dialog", { name: "Rename tag site-a" });
+  await rename.getByRole("textbox", { name: "New name" }).fill("site-b");
+  await rename.getByRole("button", { name: "Rename everywhere" }).click();
+  await expect(page.getByRole("row").filter({ hasText: "site-b" })).toContainText("1 public key");
 });
