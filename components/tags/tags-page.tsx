@@ -223,7 +223,8 @@ export function TagsPage() {
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Tags</h1>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          Tags group devices; public keys and firewall rules can select devices by them. Tag names have {tagRule}.
+          Tags group devices; {isCloud ? "public keys and firewall rules" : "public keys"} can select devices by them.
+          Tag names have {tagRule}.
         </p>
       </div>
       {tags.isError ? (
