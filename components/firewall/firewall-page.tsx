@@ -176,9 +176,10 @@ export function FirewallPage() {
               {
                 header: "Source IP",
                 cell: (rule) => <PatternSummary pattern={rule.source_ip} anyLabel="Any address" />,
+                className: "min-w-28",
               },
-              { header: "Users", cell: (rule) => <PatternSummary pattern={rule.username} /> },
-              { header: "Devices", cell: (rule) => <FilterSummary filter={rule.filter} /> },
+              { header: "Users", cell: (rule) => <PatternSummary pattern={rule.username} />, className: "min-w-24" },
+              { header: "Devices", cell: (rule) => <FilterSummary filter={rule.filter} />, className: "min-w-32" },
               { header: "Active", cell: (rule) => <ActiveSwitch rule={rule} /> },
               { header: null, cell: actions, className: "text-right whitespace-nowrap" },
             ]}

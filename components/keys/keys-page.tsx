@@ -126,14 +126,18 @@ export function KeysPage() {
             items={list}
             keyOf={(key) => key.fingerprint}
             columns={[
-              { header: "Name", cell: (key) => <span className="font-medium break-all">{key.name}</span> },
+              {
+                header: "Name",
+                cell: (key) => <span className="font-medium [overflow-wrap:anywhere]">{key.name}</span>,
+                className: "min-w-40",
+              },
               {
                 header: "Fingerprint (MD5)",
                 cell: (key) => <Fingerprint value={key.fingerprint} />,
                 className: "max-w-56",
               },
-              { header: "Users", cell: (key) => <PatternSummary pattern={key.username} /> },
-              { header: "Devices", cell: (key) => <FilterSummary filter={key.filter} /> },
+              { header: "Users", cell: (key) => <PatternSummary pattern={key.username} />, className: "min-w-32" },
+              { header: "Devices", cell: (key) => <FilterSummary filter={key.filter} />, className: "min-w-36" },
               {
                 header: "Added",
                 cell: (key) => <RelativeTime value={key.created_at} />,
@@ -143,7 +147,7 @@ export function KeysPage() {
             ]}
             card={(key) => (
               <>
-                <p className="font-medium break-all">{key.name}</p>
+                <p className="font-medium [overflow-wrap:anywhere]">{key.name}</p>
                 <Fingerprint value={key.fingerprint} />
                 <CardField label="Users">
                   <PatternSummary pattern={key.username} />

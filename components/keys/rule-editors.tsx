@@ -429,7 +429,7 @@ export function FilterSummary({ filter }: { filter: DeviceFilter }) {
   if (filter.hostname === matchAll) return <span>All devices</span>;
   return (
     <span>
-      Hostname <code className="font-mono text-xs break-all">{filter.hostname}</code>
+      Hostname <code className="font-mono text-xs [overflow-wrap:anywhere]">{filter.hostname}</code>
     </span>
   );
 }
@@ -437,5 +437,5 @@ export function FilterSummary({ filter }: { filter: DeviceFilter }) {
 /** A pattern in words: "Any user" (or `anyLabel`) for `.*`, else the pattern itself. */
 export function PatternSummary({ pattern, anyLabel = "Any user" }: { pattern: string; anyLabel?: string }) {
   if (pattern === matchAll) return <span>{anyLabel}</span>;
-  return <code className="font-mono text-xs break-all">{pattern}</code>;
+  return <code className="font-mono text-xs [overflow-wrap:anywhere]">{pattern}</code>;
 }

@@ -26,7 +26,7 @@ const tagRule = "3 to 255 characters, without / @ & or :";
 type Usage = { tag: string; devices?: number; keys: number; rules: number; keysLeftEmpty: number };
 
 const TagBadge = ({ tag }: { tag: string }) => (
-  <span className="min-w-0 break-all">
+  <span className="min-w-0 [overflow-wrap:anywhere]">
     <Badge color="indigo">{tag}</Badge>
   </span>
 );
