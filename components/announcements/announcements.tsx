@@ -5,11 +5,12 @@ import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { z } from "zod";
-import { Button, Card, RetryCallout } from "@/components/ui/controls";
+import { Button, Card } from "@/components/ui/controls";
 import { Dialog } from "@/components/ui/dialog";
+import { LoadFailure } from "@/components/ui/list-states";
 import { Pagination } from "@/components/ui/pagination";
 import type { announcementObject } from "@/lib/schemas/announcements";
-import { api } from "../console/api";
+import { api, failureText } from "../console/api";
 import { useConsole } from "../console/context";
 import { queryKeys } from "../console/query-keys";
 
@@ -78,7 +79,10 @@ export function AnnouncementsPage() {
         <p className="text-sm text-slate-600 dark:text-slate-400">News about the service, newest first.</p>
       </div>
       {list.isError ? (
-        <RetryCallout what="announcements" error={list.error} onRetry={() => list.refetch()} />
+        <LoadFailure
+          message={`The announcements could not be loaded. ${failureText(list.error)}`}
+          onRetry={() => list.refetch()}
+        />
       ) : list.isPending ? (
         <p role="status">Loading the announcements…</p>
       ) : announcements.length === 0 ? (

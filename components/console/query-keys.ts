@@ -15,8 +15,14 @@ export const queryKeys = {
     lists: (tenant: string) => ["devices", tenant, "list"] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["devices", tenant, "list", params] as const,
     detail: (tenant: string, uid: string) => ["devices", tenant, "detail", uid] as const,
+    /** The accepted devices the key and rule editors preview their filters against. */
+    previewed: (tenant: string) => ["devices", tenant, "previewed"] as const,
+    /** How many accepted devices carry a tag (the tags page). */
+    taggedCount: (tenant: string, tag: string) => ["devices", tenant, "tagged-count", tag] as const,
   },
   tags: (tenant: string) => ["tags", tenant] as const,
+  publicKeys: (tenant: string) => ["public-keys", tenant] as const,
+  firewallRules: (tenant: string) => ["firewall-rules", tenant] as const,
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

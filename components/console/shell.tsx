@@ -1,6 +1,6 @@
 "use client";
 
-import { Cpu, History, LayoutDashboard, Menu, WifiOff, X } from "lucide-react";
+import { Cpu, History, KeyRound, LayoutDashboard, Menu, ShieldCheck, Tags, WifiOff, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
@@ -41,6 +41,9 @@ const navigation: NavItem[] = [
     needs: "session.read",
     badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
   },
+  { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
+  { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
+  { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
 ];
 
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {

@@ -4,10 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { ArrowDown, ArrowUp, X } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { Badge, Button, RetryCallout, SearchField, selectStyle } from "@/components/ui/controls";
+import { Badge, Button, SearchField, selectStyle } from "@/components/ui/controls";
+import { LoadFailure } from "@/components/ui/list-states";
 import { Pagination } from "@/components/ui/pagination";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { api } from "../console/api";
+import { api, failureText } from "../console/api";
 import { useConsole, usePermission } from "../console/context";
 import { queryKeys } from "../console/query-keys";
 import { useStats } from "../console/stats";
@@ -284,7 +285,10 @@ export function DevicesPage() {
       )}
 
       {list.isError ? (
-        <RetryCallout what="devices" error={list.error} onRetry={() => list.refetch()} />
+        <LoadFailure
+          message={`The devices could not be loaded. ${failureText(list.error)}`}
+          onRetry={() => list.refetch()}
+        />
       ) : list.isPending ? (
         <div className="grid gap-2" role="status" aria-busy="true">
           <span className="sr-only">Loading devices</span>

@@ -3,8 +3,10 @@
 import { X } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { Button, Card, RetryCallout, SearchField, selectStyle } from "@/components/ui/controls";
+import { Button, Card, SearchField, selectStyle } from "@/components/ui/controls";
+import { LoadFailure, LoadingRows } from "@/components/ui/list-states";
 import { Pagination } from "@/components/ui/pagination";
+import { failureText } from "../console/api";
 import { useDevice } from "../devices/device-data";
 import {
   defaultSessionParams,
@@ -16,15 +18,14 @@ import {
 import { SessionTable } from "./session-table";
 
 function LoadState({ query, what }: { query: ReturnType<typeof useSessionList>; what: string }) {
-  if (query.isError) return <RetryCallout what={what} error={query.error} onRetry={() => query.refetch()} />;
-  return (
-    <div className="grid gap-2" role="status" aria-busy="true">
-      <span className="sr-only">Loading {what}</span>
-      {[1, 2, 3].map((row) => (
-        <div key={row} className="h-11 animate-pulse rounded-md bg-slate-200/70 dark:bg-slate-800" />
-      ))}
-    </div>
-  );
+  if (query.isError)
+    return (
+      <LoadFailure
+        message={`The ${what} could not be loaded. ${failureText(query.error)}`}
+        onRetry={() => query.refetch()}
+      />
+    );
+  return <LoadingRows label={`Loading ${what}`} />;
 }
 
 /** Who is connected right now, live: the sessions that have not ended. */

@@ -10,7 +10,6 @@ import {
   useId,
   useState,
 } from "react";
-import { failureText } from "../console/api";
 
 const buttonStyles = {
   primary:
@@ -250,22 +249,6 @@ export function BackLink({ href, label }: { href: string; label: string }) {
     >
       <ChevronLeft aria-hidden className="size-4" /> {label}
     </Link>
-  );
-}
-
-/** A page's data that could not be loaded: what, why, and a Retry that works in place. */
-export function RetryCallout({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
-  return (
-    <Callout
-      kind="error"
-      action={
-        <Button size="sm" variant="secondary" onClick={onRetry}>
-          Retry
-        </Button>
-      }
-    >
-      The {what} could not be loaded. {failureText(error)}
-    </Callout>
   );
 }
 

@@ -12,12 +12,15 @@ export function Dialog({
   onClose,
   title,
   description,
+  isWide,
   children,
 }: {
   isOpen: boolean;
   onClose: () => void;
   title: string;
   description?: ReactNode;
+  /** Room for a form (an editor), not just a question. */
+  isWide?: boolean;
   children: ReactNode;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -35,7 +38,7 @@ export function Dialog({
       onClose={onClose}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+      className={`m-auto w-[calc(100%-2rem)] ${isWide ? "max-w-2xl" : "max-w-md"} rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
     >
       {isOpen && (
         <div className="grid gap-4 p-5">
@@ -51,6 +54,18 @@ export function Dialog({
         </div>
       )}
     </dialog>
+  );
+}
+
+/** The buttons at the foot of a dialog: Cancel, then the action (named after its verb). */
+export function DialogButtons({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
+  return (
+    <div className="flex flex-wrap justify-end gap-2">
+      <Button variant="secondary" onClick={onCancel}>
+        Cancel
+      </Button>
+      {children}
+    </div>
   );
 }
 
@@ -87,14 +102,11 @@ export function ConfirmDialog({
     <Dialog isOpen={isOpen} onClose={onClose} title={title} description={description}>
       {failure && <Callout kind="error">{failure}</Callout>}
       {children}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose}>
-          Cancel
-        </Button>
+      <DialogButtons onCancel={onClose}>
         <Button variant="danger" disabled={!canConfirm} isPending={isPending} onClick={onConfirm}>
           {confirmLabel}
         </Button>
-      </div>
+      </DialogButtons>
     </Dialog>
   );
 }
