@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
+import { eq } from "drizzle-orm";
 import { type Browser, chromium } from "playwright-core";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { openDatabase } from "../lib/db";
 import { appendFrames, createSession, type Frame, maxFramesPerBatch } from "../lib/services/sessions";
+import { sessions } from "../models/sessions";
 import { chromiumLaunchOptions } from "../testing/chromium";
 import { newDataDir } from "../testing/data-dir";
 import { type RunningServer, startServer } from "../testing/server";
@@ -61,7 +63,12 @@ async function seedRecordings(dataDir: string, lengths: { name: string; seconds:
         term: "xterm-256color",
         recorded: true,
       });
+      // The session started when its recording did: the frames spread over its whole length.
       const startedAt = Date.now() - seconds * 1000;
+      await database.db
+        .update(sessions)
+        .set({ startedAt: new Date(startedAt) })
+        .where(eq(sessions.uid, uid));
       const total = Math.round(seconds * perSecond);
       let bytes = 0;
       for (let start = 0; start < total; start += maxFramesPerBatch) {
@@ -107,6 +114,9 @@ async function replay(browser: Browser, server: RunningServer, uid: string) {
   try {
     await signIn(context, server.url);
     const page = await context.newPage();
+    page.on("console", (message) => {
+      if (message.type() === "error") process.stderr.write(`browser: ${message.text()}\n`);
+    });
     // The browser's resource timing has no entry for a response still streaming: the request's
     // start is taken as Playwright sees it go out, on this process's clock like the rest.
     let requested = Number.NaN;
@@ -135,7 +145,9 @@ export async function playerBenchmark(args: Map<string, string>) {
   const runs = Number(args.get("runs") ?? 5);
   await ensureBuild();
   const dataDir = newDataDir();
-  const lines = [`player benchmark: a ${minutes}-minute recording, ${perSecond} frames a second, ${runs} runs`];
+  // Each figure is printed as soon as it is known.
+  const lines = { push: (...texts: string[]) => process.stdout.write(`${texts.join("\n")}\n`) };
+  lines.push(`player benchmark: a ${minutes}-minute recording, ${perSecond} frames a second, ${runs} runs`);
   try {
     const seeded = await seedRecordings(
       dataDir,
@@ -222,5 +234,4 @@ export async function playerBenchmark(args: Map<string, string>) {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -8,8 +8,10 @@ import { notFound } from "../errors";
 /**
  * A recording is read a page of frames at a time, in play order (time, then insertion), with a
  * keyset cursor: a reader never holds more than one page of a recording, however long it is,
- * and a slow reader holds no database connection between pages.
+ * and a slow reader holds no database connection between pages. The first page is small so
+ * that a player starts at once; the pages grow to `framesPerPage`.
  */
+const firstPageFrames = 200;
 const framesPerPage = 2_000;
 
 export type RecordedFrame = { time: Date; message: string; width: number; height: number };
@@ -23,31 +25,44 @@ export type Recording = {
 async function* framePages(db: Executor, tenantId: string, uid: string): AsyncGenerator<RecordedFrame[]> {
   // The cursor's time is PostgreSQL's own text: a JavaScript Date would drop its microseconds.
   let after: { time: string; id: number } | undefined;
+  let pageSize = firstPageFrames;
   for (;;) {
-    const rows = await db
-      .select({
-        id: sessionRecords.id,
-        time: sessionRecords.time,
-        cursorTime: sql<string>`${sessionRecords.time}::text`,
-        message: sessionRecords.message,
-        width: sessionRecords.width,
-        height: sessionRecords.height,
-      })
-      .from(sessionRecords)
-      .where(
-        and(
-          eq(sessionRecords.sessionUid, uid),
-          eq(sessionRecords.tenantId, tenantId),
-          after && sql`(${sessionRecords.time}, ${sessionRecords.id}) > (${after.time}::timestamptz, ${after.id})`,
-        ),
-      )
-      .orderBy(asc(sessionRecords.time), asc(sessionRecords.id))
-      .limit(framesPerPage);
+    const rows = await db.transaction(async (tx) => {
+      // Without statistics for a new recording (and PGlite has no autovacuum to gather them),
+      // the planner picks a bitmap scan and sorts the whole recording for every page: a page
+      // would cost as much as the recording is long. The play index gives the order as it is.
+      await tx.execute(sql`set local enable_bitmapscan = off`);
+      await tx.execute(sql`set local enable_sort = off`);
+      return selectFramePage(tx, tenantId, uid, pageSize, after);
+    });
     if (rows.length > 0) yield rows.map(({ time, message, width, height }) => ({ time, message, width, height }));
     const last = rows.at(-1);
-    if (!last || rows.length < framesPerPage) return;
+    if (!last || rows.length < pageSize) return;
     after = { time: last.cursorTime, id: last.id };
+    pageSize = Math.min(framesPerPage, pageSize * 4);
   }
+}
+
+function selectFramePage(db: Executor, tenantId: string, uid: string, size: number, after?: { time: string; id: number }) {
+  return db
+    .select({
+      id: sessionRecords.id,
+      time: sessionRecords.time,
+      cursorTime: sql<string>`${sessionRecords.time}::text`,
+      message: sessionRecords.message,
+      width: sessionRecords.width,
+      height: sessionRecords.height,
+    })
+    .from(sessionRecords)
+    .where(
+      and(
+        eq(sessionRecords.sessionUid, uid),
+        eq(sessionRecords.tenantId, tenantId),
+        after && sql`(${sessionRecords.time}, ${sessionRecords.id}) > (${after.time}::timestamptz, ${after.id})`,
+      ),
+    )
+    .orderBy(asc(sessionRecords.time), asc(sessionRecords.id))
+    .limit(size);
 }
 
 /** A session of the namespace and its recorded frames (none when it was not recorded); 404 when not there. */
