@@ -13,6 +13,9 @@ export const queryKeys = {
     detail: (tenant: string, uid: string) => ["devices", tenant, "detail", uid] as const,
   },
   tags: (tenant: string) => ["tags", tenant] as const,
+  /** The namespace itself: name, members, settings, device count and limit. */
+  namespace: (tenant: string) => ["namespace", tenant] as const,
+  apiKeys: (tenant: string) => ["api-keys", tenant] as const,
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

@@ -1,6 +1,6 @@
 "use client";
 
-import { Cpu, LayoutDashboard, Menu, WifiOff, X } from "lucide-react";
+import { Cpu, LayoutDashboard, Menu, Settings, Users, WifiOff, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
@@ -20,6 +20,8 @@ type NavItem = { href: string; label: string; icon: typeof Cpu; needs: Action; b
 const navigation: NavItem[] = [
   { href: "/dashboard", label: "Dashboard", icon: LayoutDashboard, needs: "stats.read" },
   { href: "/devices", label: "Devices", icon: Cpu, needs: "device.read", badge: (stats) => stats.pending_devices },
+  { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
+  { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
 ];
 
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {

@@ -6,6 +6,7 @@ import {
   forwardRef,
   type InputHTMLAttributes,
   type ReactNode,
+  type SelectHTMLAttributes,
   useId,
   useState,
 } from "react";
@@ -73,7 +74,7 @@ export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextF
         id={inputId}
         aria-invalid={error ? true : undefined}
         aria-describedby={described || undefined}
-        className={`block w-full rounded-md bg-white px-3 py-2 text-sm text-slate-900 outline-1 -outline-offset-1 placeholder:text-slate-400 focus:outline-2 focus:-outline-offset-2 dark:bg-slate-900 dark:text-slate-100 ${
+        className={`block w-full rounded-md bg-white px-3 py-2 text-sm text-slate-900 outline-1 -outline-offset-1 placeholder:text-slate-400 focus:outline-2 focus:-outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-slate-900 dark:text-slate-100 ${
           error
             ? "outline-red-500 focus:outline-red-600"
             : "outline-slate-300 focus:outline-indigo-600 dark:outline-slate-600 dark:focus:outline-indigo-400"
@@ -122,6 +123,61 @@ export function Callout({
     </div>
   );
 }
+
+/** A page's data that did not load: the reason in place, and Retry. */
+export function LoadFailure({ what, error, onRetry }: { what: string; error: ReactNode; onRetry: () => void }) {
+  return (
+    <Callout
+      kind="error"
+      action={
+        <Button size="sm" variant="secondary" onClick={onRetry}>
+          Retry
+        </Button>
+      }
+    >
+      {what} could not be loaded. {error}
+    </Callout>
+  );
+}
+
+/** A labelled select whose error is tied to it, as TextField. */
+export function SelectField({
+  label,
+  error,
+  id,
+  className = "",
+  children,
+  ...rest
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string }) {
+  const ownId = useId();
+  const selectId = id ?? ownId;
+  return (
+    <div className={`grid gap-1.5 ${className}`}>
+      <label htmlFor={selectId} className="text-sm font-medium text-slate-800 dark:text-slate-200">
+        {label}
+      </label>
+      <select
+        id={selectId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${selectId}-error` : undefined}
+        className={`${selectBase} py-2`}
+        {...rest}
+      >
+        {children}
+      </select>
+      {error && (
+        <p id={`${selectId}-error`} className="text-xs font-medium text-red-700 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const selectBase =
+  "rounded-md bg-white pr-8 pl-2.5 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-slate-900 dark:outline-slate-600";
+/** A compact select, as in table rows. */
+export const selectClass = `${selectBase} py-1.5`;
 
 export function Card({ children, className = "" }: { children: ReactNode; className?: string }) {
   return (

@@ -1,6 +1,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useId, useRef } from "react";
+import { Button, Callout } from "./controls";
 
 /**
  * A modal dialog on the browser's own `<dialog>`: focus stays inside, Escape closes it, and focus
@@ -50,5 +51,45 @@ export function Dialog({
         </div>
       )}
     </dialog>
+  );
+}
+
+/**
+ * The named confirmation of a destructive action: the title names the object, the description
+ * the consequence, the red button the verb. A refusal stays in the dialog, which stays open.
+ */
+export function ConfirmDialog({
+  isOpen,
+  onClose,
+  title,
+  description,
+  confirmLabel,
+  cancelLabel = "Cancel",
+  isPending,
+  error,
+  onConfirm,
+}: {
+  isOpen: boolean;
+  onClose: () => void;
+  title: string;
+  description: ReactNode;
+  confirmLabel: string;
+  cancelLabel?: string;
+  isPending: boolean;
+  error?: string;
+  onConfirm: () => void;
+}) {
+  return (
+    <Dialog isOpen={isOpen} onClose={onClose} title={title} description={description}>
+      {error && <Callout kind="error">{error}</Callout>}
+      <div className="flex justify-end gap-2">
+        <Button variant="secondary" onClick={onClose}>
+          {cancelLabel}
+        </Button>
+        <Button variant="danger" isPending={isPending} onClick={onConfirm}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </Dialog>
   );
 }
