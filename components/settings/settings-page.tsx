@@ -104,7 +104,9 @@ function RecordingSwitch({ namespace }: { namespace: Namespace }) {
   const { tenant } = useConsole();
   const queryClient = useQueryClient();
   const permission = usePermission("session-record.update");
-  const isOn = namespace.settings.session_record;
+  const saved = namespace.settings.session_record;
+  // While the change is on its way the switch shows where it goes; a refusal puts it back.
+  const [intended, setIntended] = useState<boolean>();
   const toggle = useMutation({
     mutationFn: (value: boolean) =>
       api<boolean>(`/api/users/security/${encodeURIComponent(tenant)}`, {
@@ -122,7 +124,9 @@ function RecordingSwitch({ namespace }: { namespace: Namespace }) {
       );
       toast.success(`Session recording turned ${answer.data ? "on" : "off"}`);
     },
+    onSettled: () => setIntended(undefined),
   });
+  const isOn = intended ?? saved;
   return (
     <div className="grid gap-1">
       <label className="flex items-center justify-between gap-4 text-sm">
@@ -139,14 +143,17 @@ function RecordingSwitch({ namespace }: { namespace: Namespace }) {
           checked={isOn}
           disabled={!permission.allowed || toggle.isPending}
           title={permission.reason}
-          onChange={(event) => toggle.mutate(event.target.checked)}
+          onChange={(event) => {
+            setIntended(event.target.checked);
+            toggle.mutate(event.target.checked);
+          }}
           className="size-5 shrink-0 accent-indigo-600"
         />
       </label>
       {permission.reason && <p className="text-xs text-slate-600 dark:text-slate-400">{permission.reason}.</p>}
       {toggle.isError && (
         <p role="alert" className="text-xs font-medium text-red-700 dark:text-red-400">
-          Recording was not turned {isOn ? "off" : "on"}: {failureText(toggle.error)}
+          Recording was not turned {saved ? "off" : "on"}: {failureText(toggle.error)}
         </p>
       )}
     </div>

@@ -44,7 +44,13 @@ export function RolePermissions() {
   return (
     <details className="group rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <summary className="cursor-pointer px-4 py-3 text-sm font-semibold">What can each role do?</summary>
-      <div className="overflow-x-auto border-t border-slate-200 dark:border-slate-800">
+      {/* On a phone the table scrolls sideways: the region takes focus so the keyboard can scroll it. */}
+      <section
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+        tabIndex={0}
+        aria-label="What each role may do"
+        className="overflow-x-auto border-t border-slate-200 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-800"
+      >
         <table className="min-w-full text-xs sm:text-sm">
           <caption className="sr-only">What each role may do</caption>
           <thead className="bg-slate-50 text-slate-700 dark:bg-slate-800/50 dark:text-slate-300">
@@ -79,7 +85,7 @@ export function RolePermissions() {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
     </details>
   );
 }
