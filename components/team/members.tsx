@@ -104,6 +104,7 @@ function AddMemberForm() {
   return (
     <Card className="grid gap-3 p-4">
       <h2 className="font-semibold">Add a member</h2>
+      {permission.reason && <p className="text-sm text-slate-600 dark:text-slate-400">{permission.reason}.</p>}
       <form onSubmit={submit} noValidate className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-start">
         <TextField
           label="Username or e-mail"

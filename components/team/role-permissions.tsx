@@ -49,7 +49,7 @@ export function RolePermissions() {
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
         tabIndex={0}
         aria-label="What each role may do"
-        className="overflow-x-auto border-t border-slate-200 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-800"
+        className="relative overflow-x-auto border-t border-slate-200 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-800"
       >
         <table className="min-w-full text-xs sm:text-sm">
           <caption className="sr-only">What each role may do</caption>
