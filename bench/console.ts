@@ -125,7 +125,7 @@ const loadEventEnd = (page: Page) =>
   page.evaluate(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd);
 
 /** Signs the context in through the console's sign-in endpoint (Auth.js), as the login form does. */
-async function signIn(context: BrowserContext, baseUrl: string) {
+export async function signIn(context: BrowserContext, baseUrl: string) {
   const { csrfToken } = (await (await context.request.get(`${baseUrl}/auth/csrf`)).json()) as { csrfToken: string };
   const answer = await context.request.post(`${baseUrl}/auth/callback/credentials`, {
     form: { csrfToken, ...account, callbackUrl: "/dashboard" },

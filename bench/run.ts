@@ -2,6 +2,7 @@ import { consoleBenchmark } from "./console";
 import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
 import { pgRestartBenchmark } from "./pg-restart";
+import { playerBenchmark } from "./player";
 import { preauthBenchmark } from "./preauth";
 import { simulate } from "./simulator";
 import { soakBenchmark } from "./soak";
@@ -17,6 +18,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   preauth: preauthBenchmark,
   "pg-restart": pgRestartBenchmark,
   console: consoleBenchmark,
+  player: playerBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -16,7 +16,8 @@ export const sessionRecords = pgTable(
     width: integer("width").notNull(),
     height: integer("height").notNull(),
   },
-  (table) => [index("session_records_session_idx").on(table.sessionUid, table.id)],
+  // Play order: a recording is read in pages along this index (lib/services/recordings.ts).
+  (table) => [index("session_records_play_idx").on(table.sessionUid, table.time, table.id)],
 );
 
 export type SessionRecordRow = typeof sessionRecords.$inferSelect;

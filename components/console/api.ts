@@ -9,6 +9,10 @@ export class ApiFailure extends Error {
     message: string,
     readonly headers: Headers,
     readonly requestId?: string,
+    /** The answer's JSON: the account routes name the refused fields in an array. */
+    readonly body?: unknown,
+    /** A 400's refused fields (`filter.hostname`), to show each message at its input. */
+    readonly fields: { field: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -49,7 +53,8 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
   const body = await response.json().catch(() => undefined);
   if (response.status === 401) emit({ kind: "unauthorized" });
   const message = typeof body?.message === "string" ? body.message : `The service answered ${response.status}.`;
-  throw new ApiFailure(response.status, message, response.headers, body?.request_id);
+  const fields = Array.isArray(body?.fields) ? body.fields : [];
+  throw new ApiFailure(response.status, message, response.headers, body?.request_id, body, fields);
 }
 
 /** A call whose answer is JSON (or nothing); lists carry `X-Total-Count` as `total`. */

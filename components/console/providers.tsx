@@ -35,9 +35,14 @@ export function ConsoleProviders({ identity, children }: { identity: ConsoleIden
     () =>
       onApiEvent((event) => {
         if (event.kind === "unauthorized") {
-          queryClient.clear();
-          const here = `${window.location.pathname}${window.location.search}`;
-          window.location.assign(`/login?next=${encodeURIComponent(here)}`);
+          // A 401 can also be the answer itself (a wrong MFA code): only a session that is gone
+          // sends the person to the login page.
+          void fetch("/api/auth/user", { cache: "no-store" }).then((check) => {
+            if (check.status !== 401) return;
+            queryClient.clear();
+            const here = `${window.location.pathname}${window.location.search}`;
+            window.location.assign(`/login?next=${encodeURIComponent(here)}`);
+          });
           return;
         }
         setReachable(event.kind === "reachable");

@@ -4,20 +4,31 @@
  */
 export const queryKeys = {
   info: () => ["info"] as const,
+  /** Service-wide news, the same in every namespace. */
+  announcements: (page: number, perPage: number) => ["announcements", page, perPage] as const,
   namespaces: () => ["namespaces"] as const,
+  /** The signed-in user (not namespace data). */
+  currentUser: () => ["current-user"] as const,
   stats: (tenant: string) => ["stats", tenant] as const,
   devices: {
     all: (tenant: string) => ["devices", tenant] as const,
     lists: (tenant: string) => ["devices", tenant, "list"] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["devices", tenant, "list", params] as const,
     detail: (tenant: string, uid: string) => ["devices", tenant, "detail", uid] as const,
+    /** The accepted devices the key and rule editors preview their filters against. */
+    previewed: (tenant: string) => ["devices", tenant, "previewed"] as const,
+    /** How many accepted devices carry a tag (the tags page). */
+    taggedCount: (tenant: string, tag: string) => ["devices", tenant, "tagged-count", tag] as const,
   },
   tags: (tenant: string) => ["tags", tenant] as const,
+  publicKeys: (tenant: string) => ["public-keys", tenant] as const,
+  firewallRules: (tenant: string) => ["firewall-rules", tenant] as const,
   /** The namespace itself: name, members, settings, device count and limit. */
   namespace: (tenant: string) => ["namespace", tenant] as const,
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,
+    detail: (tenant: string, uid: string) => ["sessions", tenant, "detail", uid] as const,
   },
 };

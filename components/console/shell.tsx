@@ -1,10 +1,23 @@
 "use client";
 
-import { Cpu, LayoutDashboard, Menu, Settings, Users, WifiOff, X } from "lucide-react";
+import {
+  Cpu,
+  History,
+  KeyRound,
+  LayoutDashboard,
+  Menu,
+  Settings,
+  ShieldCheck,
+  Tags,
+  Users,
+  WifiOff,
+  X,
+} from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
 import type { Action } from "@/lib/auth/roles";
+import { AnnouncementModal } from "../announcements/announcements";
 import { TerminalsProvider } from "../terminal/terminal-dock";
 import { useConnectivity } from "./connectivity";
 import { useConsole, usePermission } from "./context";
@@ -14,12 +27,35 @@ import { NoNamespace } from "./no-namespace";
 import { type Stats, useStats } from "./stats";
 import { UserMenu } from "./user-menu";
 
-type NavItem = { href: string; label: string; icon: typeof Cpu; needs: Action; badge?: (stats: Stats) => number };
+type NavItem = {
+  href: string;
+  label: string;
+  icon: typeof Cpu;
+  needs: Action;
+  /** A count shown beside the label, and what it counts. */
+  badge?: { count: (stats: Stats) => number; noun: string; tone: "attention" | "live" };
+};
 
 /** The sections; a role that may never read one does not see it. */
 const navigation: NavItem[] = [
   { href: "/dashboard", label: "Dashboard", icon: LayoutDashboard, needs: "stats.read" },
-  { href: "/devices", label: "Devices", icon: Cpu, needs: "device.read", badge: (stats) => stats.pending_devices },
+  {
+    href: "/devices",
+    label: "Devices",
+    icon: Cpu,
+    needs: "device.read",
+    badge: { count: (stats) => stats.pending_devices, noun: "pending", tone: "attention" },
+  },
+  {
+    href: "/sessions",
+    label: "Sessions",
+    icon: History,
+    needs: "session.read",
+    badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
+  },
+  { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
+  { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
+  { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
   { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
   { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
 ];
@@ -30,7 +66,7 @@ function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }
   const stats = useStats().data?.data;
   if (!allowed) return null;
   const isCurrent = pathname === item.href || pathname.startsWith(`${item.href}/`);
-  const count = stats && item.badge ? item.badge(stats) : 0;
+  const count = stats && item.badge ? item.badge.count(stats) : 0;
   const Icon = item.icon;
   return (
     <li>
@@ -46,13 +82,17 @@ function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }
       >
         <Icon aria-hidden className="size-5 shrink-0" />
         <span className="flex-1">{item.label}</span>
-        {count > 0 && (
+        {item.badge && count > 0 && (
           <span
-            className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900 dark:bg-amber-900 dark:text-amber-100"
-            title={`${count} pending`}
+            className={`rounded-full px-2 py-0.5 text-xs font-semibold ${
+              item.badge.tone === "attention"
+                ? "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100"
+                : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
+            }`}
+            title={`${count} ${item.badge.noun}`}
           >
             {count.toLocaleString()}
-            <span className="sr-only"> pending</span>
+            <span className="sr-only"> {item.badge.noun}</span>
           </span>
         )}
       </Link>
@@ -87,6 +127,20 @@ function UnreachableBanner() {
     >
       <WifiOff aria-hidden className="size-4" />
       The service cannot be reached. Reconnecting automatically…
+    </div>
+  );
+}
+
+/** After a login with a recovery code: for 10 minutes that code also turns MFA off (docs/console.md). */
+function RecoveryWindowBanner() {
+  const { recoveryExpiresAt } = useConsole();
+  if (!recoveryExpiresAt || recoveryExpiresAt * 1000 <= Date.now()) return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2 bg-amber-100 px-4 py-2 text-sm text-amber-950 dark:bg-amber-900 dark:text-amber-50">
+      You logged in with a recovery code.
+      <Link href="/account" className="font-semibold underline">
+        Review two-factor authentication
+      </Link>
     </div>
   );
 }
@@ -157,10 +211,12 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           <UserMenu />
         </header>
         <UnreachableBanner />
+        <RecoveryWindowBanner />
         <main id="main-content" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 outline-none sm:px-6 lg:px-8">
           {tenant ? <TerminalsProvider>{children}</TerminalsProvider> : <NoNamespace />}
         </main>
       </div>
+      <AnnouncementModal />
     </div>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { LogOut, Monitor, Moon, Sun } from "lucide-react";
+import { LogOut, Megaphone, Monitor, Moon, Sun, UserRound } from "lucide-react";
+import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Popover } from "@/components/ui/popover";
 import { signOutOfConsole } from "@/lib/console/sign-in";
@@ -14,9 +15,14 @@ const themeChoices: { theme: Theme; label: string; icon: typeof Sun }[] = [
   { theme: "dark", label: "Dark", icon: Moon },
 ];
 
+const menuLinks = [
+  { href: "/account", label: "Account", icon: UserRound, isCloudOnly: false },
+  { href: "/announcements", label: "Announcements", icon: Megaphone, isCloudOnly: true },
+];
+
 /** Who is signed in, the theme, and log out (which also drops every cached answer). */
 export function UserMenu() {
-  const { user } = useConsole();
+  const { user, edition } = useConsole();
   const queryClient = useQueryClient();
   const [theme, setTheme] = useState<Theme>("system");
   useEffect(() => setTheme(parseTheme(localStorage.getItem(themeKey))), []);
@@ -40,11 +46,26 @@ export function UserMenu() {
         </span>
       }
     >
-      {() => (
+      {(close) => (
         <div className="grid gap-1">
           <div className="px-2.5 py-2">
             <p className="truncate text-sm font-semibold">{user.name}</p>
             <p className="truncate text-xs text-slate-600 dark:text-slate-400">{user.email}</p>
+          </div>
+          <div className="grid border-t border-slate-200 pt-1 dark:border-slate-700">
+            {menuLinks
+              .filter((link) => !link.isCloudOnly || edition === "cloud")
+              .map((link) => (
+                <Link
+                  key={link.href}
+                  href={link.href}
+                  onClick={close}
+                  className="flex items-center gap-2 rounded-md px-2.5 py-2 text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
+                >
+                  <link.icon aria-hidden className="size-4" />
+                  {link.label}
+                </Link>
+              ))}
           </div>
           <fieldset className="border-t border-slate-200 px-2.5 py-2 dark:border-slate-700">
             <legend className="sr-only">Theme</legend>

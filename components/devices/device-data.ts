@@ -23,8 +23,6 @@ export type DeviceListParams = {
   perPage: number;
 };
 
-export const pageSizes = [10, 25, 50, 100] as const;
-
 export const condition = (name: string, operator: PropertyCondition["params"]["operator"], value: unknown) =>
   ({ type: "property", params: { name, operator, value } }) as PropertyCondition;
 

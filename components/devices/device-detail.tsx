@@ -1,13 +1,14 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { ChevronLeft, Pencil, Plus, TerminalSquare, X } from "lucide-react";
+import { Pencil, Plus, TerminalSquare, X } from "lucide-react";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { type FormEvent, type ReactNode, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
-import { Badge, Button, Callout, Card, CommandLine } from "@/components/ui/controls";
-import { Dialog } from "@/components/ui/dialog";
+import { BackLink, Badge, Button, Callout, Card, CommandLine, NotFoundNotice } from "@/components/ui/controls";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { Facts } from "@/components/ui/facts";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { deviceName, tagName } from "@/lib/schemas/devices";
 import { ApiFailure, failureText } from "../console/api";
@@ -200,19 +201,6 @@ function PublicUrlSwitch({ device }: { device: Device }) {
   );
 }
 
-function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 text-sm">
-      {rows.map(([label, value]) => (
-        <div key={label} className="contents">
-          <dt className="text-slate-600 dark:text-slate-400">{label}</dt>
-          <dd className="min-w-0 break-all">{value || "—"}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
 const lastUserKey = (uid: string) => `last-login:${uid}`;
 
 function ConnectCard({ device }: { device: Device }) {
@@ -271,22 +259,16 @@ function RemoveDevice({ device }: { device: Device }) {
       <Button variant="danger" deniedReason={permission.reason} onClick={() => setAsking(true)}>
         Remove
       </Button>
-      <Dialog
+      <ConfirmDialog
         isOpen={isAsking}
         onClose={() => setAsking(false)}
         title={`Remove device ${device.name}?`}
         description="Its sessions stay in the history. If its agent calls in again, it comes back as a new pending device. This cannot be undone."
-      >
-        {remove.isError && <Callout kind="error">{failureText(remove.error)}</Callout>}
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={() => setAsking(false)}>
-            Cancel
-          </Button>
-          <Button variant="danger" isPending={remove.isPending} onClick={() => remove.mutate()}>
-            Remove {device.name}
-          </Button>
-        </div>
-      </Dialog>
+        confirmLabel={`Remove ${device.name}`}
+        isPending={remove.isPending}
+        failure={remove.isError ? failureText(remove.error) : undefined}
+        onConfirm={() => remove.mutate()}
+      />
     </>
   );
 }
@@ -313,15 +295,9 @@ export function DeviceDetail({ uid }: { uid: string }) {
   if (query.isError) {
     if (query.error instanceof ApiFailure && query.error.status === 404) {
       return (
-        <div className="grid justify-items-start gap-3">
-          <h1 className="text-2xl font-semibold">Device not found</h1>
-          <p className="text-sm text-slate-600 dark:text-slate-400">
-            No device of this namespace has this id. It may have been removed, or belong to another namespace.
-          </p>
-          <Link href="/devices" className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
-            Back to devices
-          </Link>
-        </div>
+        <NotFoundNotice title="Device not found" back={{ href: "/devices", label: "Back to devices" }}>
+          No device of this namespace has this id. It may have been removed, or belong to another namespace.
+        </NotFoundNotice>
       );
     }
     return <Callout kind="error">The device could not be loaded. {failureText(query.error)}</Callout>;
@@ -331,12 +307,7 @@ export function DeviceDetail({ uid }: { uid: string }) {
 
   return (
     <div className="grid gap-6">
-      <Link
-        href="/devices"
-        className="inline-flex items-center gap-1 text-sm text-slate-600 hover:underline dark:text-slate-400"
-      >
-        <ChevronLeft aria-hidden className="size-4" /> Devices
-      </Link>
+      <BackLink href="/devices" label="Devices" />
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="grid gap-1">
           <DeviceName device={device} />
@@ -363,6 +334,12 @@ export function DeviceDetail({ uid }: { uid: string }) {
               Accept
             </Button>
           )}
+          <Link
+            href={`/sessions?device=${device.uid}`}
+            className="inline-flex items-center rounded-md bg-white px-3.5 py-2 text-sm font-semibold text-slate-900 shadow-xs ring-1 ring-slate-300 ring-inset hover:bg-slate-50 dark:bg-slate-800 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-700"
+          >
+            Sessions
+          </Link>
           <RemoveDevice device={device} />
         </div>
       </div>

@@ -1,10 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ArrowDown, ArrowUp, ChevronLeft, ChevronRight, Search, X } from "lucide-react";
+import { ArrowDown, ArrowUp, X } from "lucide-react";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { Badge, Button, Callout } from "@/components/ui/controls";
+import { Badge, Button, SearchField, selectStyle } from "@/components/ui/controls";
+import { LoadFailure } from "@/components/ui/list-states";
+import { Pagination } from "@/components/ui/pagination";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { api, failureText } from "../console/api";
 import { useConsole, usePermission } from "../console/context";
@@ -12,7 +14,7 @@ import { queryKeys } from "../console/query-keys";
 import { useStats } from "../console/stats";
 import { BulkActions, type Selection } from "./bulk-actions";
 import { useStatusChange } from "./device-actions";
-import { type Device, type DeviceListParams, pageSizes, sshidOf, useDeviceList } from "./device-data";
+import { type Device, type DeviceListParams, sshidOf, useDeviceList } from "./device-data";
 import { defaultParams, isFiltered, useListParams } from "./list-params";
 import { OnlineStatus } from "./status";
 
@@ -36,22 +38,15 @@ function SearchBox({ value, onChange }: { value: string; onChange: (value: strin
     return () => clearTimeout(timer);
   }, [text, value, onChange]);
   return (
-    <div className="relative min-w-48 flex-1 sm:max-w-xs">
-      <Search aria-hidden className="pointer-events-none absolute top-2.5 left-2.5 size-4 text-slate-500" />
-      <input
-        type="search"
-        aria-label="Search devices by name"
-        placeholder="Search by name"
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        className="w-full rounded-md bg-white py-2 pr-3 pl-8 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 dark:bg-slate-900 dark:outline-slate-600"
-      />
-    </div>
+    <SearchField
+      label="Search devices by name"
+      placeholder="Search by name"
+      value={text}
+      onChange={(event) => setText(event.target.value)}
+      className="min-w-48 flex-1 sm:max-w-xs"
+    />
   );
 }
-
-const selectClass =
-  "rounded-md bg-white py-2 pr-8 pl-2.5 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 dark:bg-slate-900 dark:outline-slate-600";
 
 function SortHeader({
   label,
@@ -137,62 +132,6 @@ function Tags({ tags }: { tags: string[] }) {
         </Badge>
       ))}
     </span>
-  );
-}
-
-function Pagination({
-  params,
-  total,
-  update,
-}: {
-  params: DeviceListParams;
-  total: number;
-  update: (change: Partial<DeviceListParams>) => void;
-}) {
-  const pages = Math.max(1, Math.ceil(total / params.perPage));
-  const first = total === 0 ? 0 : (params.page - 1) * params.perPage + 1;
-  const last = Math.min(total, params.page * params.perPage);
-  return (
-    <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-3 text-sm">
-      <p className="text-slate-600 dark:text-slate-400">
-        {first.toLocaleString()}–{last.toLocaleString()} of {total.toLocaleString()}
-      </p>
-      <div className="flex items-center gap-2">
-        <label className="flex items-center gap-2 text-slate-600 dark:text-slate-400">
-          Per page
-          <select
-            className={selectClass}
-            value={params.perPage}
-            onChange={(event) => update({ perPage: Number(event.target.value) })}
-          >
-            {pageSizes.map((size) => (
-              <option key={size}>{size}</option>
-            ))}
-          </select>
-        </label>
-        <Button
-          size="sm"
-          variant="secondary"
-          aria-label="Previous page"
-          disabled={params.page <= 1}
-          onClick={() => update({ page: params.page - 1 })}
-        >
-          <ChevronLeft aria-hidden className="size-4" />
-        </Button>
-        <span className="tabular-nums">
-          Page {params.page} of {pages}
-        </span>
-        <Button
-          size="sm"
-          variant="secondary"
-          aria-label="Next page"
-          disabled={params.page >= pages}
-          onClick={() => update({ page: params.page + 1 })}
-        >
-          <ChevronRight aria-hidden className="size-4" />
-        </Button>
-      </div>
-    </nav>
   );
 }
 
@@ -282,7 +221,7 @@ export function DevicesPage() {
         {params.status === "accepted" && (
           <select
             aria-label="Online or offline"
-            className={selectClass}
+            className={selectStyle}
             value={params.connectivity}
             onChange={(event) => update({ connectivity: event.target.value as DeviceListParams["connectivity"] })}
           >
@@ -294,7 +233,7 @@ export function DevicesPage() {
         {tags.length > 0 && (
           <select
             aria-label="Filter by tag"
-            className={selectClass}
+            className={selectStyle}
             value=""
             onChange={(event) => event.target.value && update({ tags: [...params.tags, event.target.value] })}
           >
@@ -346,16 +285,10 @@ export function DevicesPage() {
       )}
 
       {list.isError ? (
-        <Callout
-          kind="error"
-          action={
-            <Button size="sm" variant="secondary" onClick={() => list.refetch()}>
-              Retry
-            </Button>
-          }
-        >
-          The devices could not be loaded. {failureText(list.error)}
-        </Callout>
+        <LoadFailure
+          message={`The devices could not be loaded. ${failureText(list.error)}`}
+          onRetry={() => list.refetch()}
+        />
       ) : list.isPending ? (
         <div className="grid gap-2" role="status" aria-busy="true">
           <span className="sr-only">Loading devices</span>
@@ -503,7 +436,13 @@ export function DevicesPage() {
               </li>
             ))}
           </ul>
-          <Pagination params={params} total={total} update={update} />
+          <Pagination
+            page={params.page}
+            perPage={params.perPage}
+            total={total}
+            onPage={(page) => update({ page })}
+            onPerPage={(perPage) => update({ perPage })}
+          />
         </>
       )}
     </div>

@@ -1,7 +1,8 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { type DeviceListParams, pageSizes } from "./device-data";
+import { pageSizes } from "@/components/ui/pagination";
+import type { DeviceListParams } from "./device-data";
 
 export const defaultParams: DeviceListParams = {
   search: "",

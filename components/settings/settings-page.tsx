@@ -4,9 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { toast } from "sonner";
 import { type FieldErrors, fieldErrorsOf, focusFirstInvalid } from "@/components/auth/field-errors";
-import { Button, Callout, Card, CopyButton, LoadFailure, TextField } from "@/components/ui/controls";
-import { Dialog } from "@/components/ui/dialog";
-import { LoadingRows } from "@/components/ui/responsive-list";
+import { Button, Callout, Card, CopyButton, TextField } from "@/components/ui/controls";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { LoadFailure, LoadingRows } from "@/components/ui/list-states";
 import { editNamespaceBody, namespaceSettings } from "@/lib/schemas/namespaces";
 import { type Answer, ApiFailure, api, failureText, json } from "../console/api";
 import { useConsole, usePermission } from "../console/context";
@@ -295,7 +295,7 @@ function DeleteNamespace({ namespace }: { namespace: Namespace }) {
           Delete namespace
         </Button>
       </div>
-      <Dialog
+      <ConfirmDialog
         isOpen={isAsking}
         onClose={close}
         title={`Delete namespace ${namespace.name}?`}
@@ -313,9 +313,13 @@ function DeleteNamespace({ namespace }: { namespace: Namespace }) {
             </ul>
           </>
         }
+        confirmLabel={`Delete ${namespace.name}`}
+        canConfirm={typed === namespace.name}
+        isPending={remove.isPending}
+        failure={remove.isError ? failureText(remove.error) : undefined}
+        onConfirm={() => remove.mutate()}
       >
         <form
-          className="grid gap-3"
           onSubmit={(event) => {
             event.preventDefault();
             if (typed === namespace.name) remove.mutate();
@@ -329,17 +333,8 @@ function DeleteNamespace({ namespace }: { namespace: Namespace }) {
             autoFocus
             onChange={(event) => setTyped(event.target.value)}
           />
-          {remove.isError && <Callout kind="error">{failureText(remove.error)}</Callout>}
-          <div className="flex justify-end gap-2">
-            <Button variant="secondary" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" variant="danger" isPending={remove.isPending} disabled={typed !== namespace.name}>
-              Delete {namespace.name}
-            </Button>
-          </div>
         </form>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }
@@ -358,9 +353,12 @@ export function SettingsPage() {
         </p>
       </div>
       {query.isError ? (
-        <LoadFailure what="The settings" error={failureText(query.error)} onRetry={() => query.refetch()} />
+        <LoadFailure
+          message={`The settings could not be loaded. ${failureText(query.error)}`}
+          onRetry={() => query.refetch()}
+        />
       ) : !namespace ? (
-        <LoadingRows label="Loading the settings" height="h-32" />
+        <LoadingRows label="Loading the settings" />
       ) : (
         <>
           <Section title="General">

@@ -5,19 +5,11 @@ import { KeyRound, Pencil, Plus } from "lucide-react";
 import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import { type FieldErrors, fieldErrorsOf, focusFirstInvalid } from "@/components/auth/field-errors";
-import {
-  Badge,
-  Button,
-  Callout,
-  CommandLine,
-  CopyButton,
-  LoadFailure,
-  SelectField,
-  TextField,
-} from "@/components/ui/controls";
+import { Badge, Button, Callout, CommandLine, CopyButton, SelectField, TextField } from "@/components/ui/controls";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
+import { EmptyState, LoadFailure, LoadingRows } from "@/components/ui/list-states";
 import { RelativeTime, useNow } from "@/components/ui/relative-time";
-import { LoadingRows, ResponsiveList } from "@/components/ui/responsive-list";
+import { ResponsiveTable } from "@/components/ui/responsive-table";
 import { isRoleAbove, type MemberRole } from "@/lib/auth/roles";
 import { createApiKeyBody, updateApiKeyBody } from "@/lib/schemas/api-keys";
 import { ApiFailure, api, failureText, json } from "../console/api";
@@ -318,7 +310,7 @@ function DeleteKey({ apiKey }: { apiKey: ApiKey }) {
         description="Scripts that send it are refused from now on. This cannot be undone."
         confirmLabel={`Delete ${apiKey.name}`}
         isPending={remove.isPending}
-        error={remove.isError ? failureText(remove.error) : undefined}
+        failure={remove.isError ? failureText(remove.error) : undefined}
         onConfirm={() => remove.mutate()}
       />
     </>
@@ -360,21 +352,20 @@ function KeyActions({ apiKey }: { apiKey: ApiKey }) {
 
 function KeyList({ keys }: { keys: ApiKey[] }) {
   return (
-    <ResponsiveList
+    <ResponsiveTable
       label="API keys, soonest expiry first"
       items={keys}
       keyOf={(apiKey) => apiKey.name}
-      marker={(apiKey) => ({ "data-key": apiKey.name })}
       columns={[
         { header: "Name", cell: (apiKey) => apiKey.name, className: "font-medium whitespace-nowrap" },
         { header: "Role", cell: (apiKey) => <Badge>{apiKey.role}</Badge> },
-        { header: "Expires", sort: "ascending", cell: (apiKey) => <ExpiryText expiresIn={apiKey.expires_in} /> },
+        { header: "Expires", cell: (apiKey) => <ExpiryText expiresIn={apiKey.expires_in} /> },
         {
           header: "Created",
           cell: (apiKey) => <RelativeTime value={apiKey.created_at} />,
           className: "whitespace-nowrap",
         },
-        { header: "Actions", isHeaderHidden: true, cell: (apiKey) => <KeyActions apiKey={apiKey} /> },
+        { header: null, cell: (apiKey) => <KeyActions apiKey={apiKey} /> },
       ]}
       card={(apiKey) => (
         <>
@@ -409,14 +400,14 @@ export function ApiKeysPage() {
       </div>
       <TeamTabs />
       {query.isError ? (
-        <LoadFailure what="The API keys" error={failureText(query.error)} onRetry={() => query.refetch()} />
+        <LoadFailure
+          message={`The API keys could not be loaded. ${failureText(query.error)}`}
+          onRetry={() => query.refetch()}
+        />
       ) : query.isPending ? (
-        <LoadingRows label="Loading API keys" rows={2} />
+        <LoadingRows label="Loading API keys" />
       ) : keys.length === 0 ? (
-        <div className="rounded-lg border border-dashed border-slate-300 px-6 py-12 text-center dark:border-slate-700">
-          <KeyRound aria-hidden className="mx-auto size-6 text-slate-400" />
-          <p className="mt-2 font-medium">No API keys yet: create one for your scripts.</p>
-        </div>
+        <EmptyState icon={KeyRound} title="No API keys yet: create one for your scripts." />
       ) : (
         <KeyList keys={keys} />
       )}

@@ -5,19 +5,11 @@ import { UserPlus } from "lucide-react";
 import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import { type FieldErrors, fieldErrorsOf, focusFirstInvalid } from "@/components/auth/field-errors";
-import {
-  Badge,
-  Button,
-  Callout,
-  Card,
-  LoadFailure,
-  SelectField,
-  selectClass,
-  TextField,
-} from "@/components/ui/controls";
+import { Badge, Button, Callout, Card, SelectField, selectStyle, TextField } from "@/components/ui/controls";
 import { ConfirmDialog } from "@/components/ui/dialog";
+import { LoadFailure, LoadingRows } from "@/components/ui/list-states";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { LoadingRows, ResponsiveList } from "@/components/ui/responsive-list";
+import { ResponsiveTable } from "@/components/ui/responsive-table";
 import { isRoleAbove, type MemberRole } from "@/lib/auth/roles";
 import { addMemberBody } from "@/lib/schemas/namespaces";
 import { ApiFailure, api, failureText, json } from "../console/api";
@@ -167,7 +159,7 @@ function RoleSelect({ member }: { member: Member }) {
           const to = event.target.value as MemberRole;
           change.mutate(to, { onSuccess: () => toast.success(`${member.username} is now ${to}`) });
         }}
-        className={selectClass}
+        className={`${selectStyle} py-1.5 disabled:cursor-not-allowed disabled:opacity-60`}
       >
         {choices.map((choice) => (
           <option key={choice} value={choice}>
@@ -220,10 +212,9 @@ function RemoveMember({ member }: { member: Member }) {
             ? "The mailed link stops working. You can add them again later."
             : "They lose access to its devices at once, and the API keys they created in this namespace are deleted."
         }
-        cancelLabel={isInvited ? "Keep invitation" : "Cancel"}
         confirmLabel={isInvited ? "Cancel invitation" : `Remove ${member.username}`}
         isPending={remove.isPending}
-        error={remove.isError ? failureText(remove.error) : undefined}
+        failure={remove.isError ? failureText(remove.error) : undefined}
         onConfirm={() =>
           remove.mutate(undefined, {
             onSuccess: () => {
@@ -258,11 +249,10 @@ function RoleBadge({ member }: { member: Member }) {
 
 function MemberList({ members }: { members: Member[] }) {
   return (
-    <ResponsiveList
+    <ResponsiveTable
       label="Members"
       items={members}
       keyOf={(member) => member.id}
-      marker={(member) => ({ "data-member": member.username })}
       columns={[
         { header: "Name", cell: (member) => <MemberName member={member} />, className: "whitespace-nowrap" },
         { header: "E-mail", cell: (member) => member.email, className: "break-all" },
@@ -272,7 +262,7 @@ function MemberList({ members }: { members: Member[] }) {
           cell: (member) => <RelativeTime value={member.added_at} />,
           className: "whitespace-nowrap",
         },
-        { header: "Actions", isHeaderHidden: true, cell: (member) => <MemberActions member={member} /> },
+        { header: null, cell: (member) => <MemberActions member={member} /> },
       ]}
       card={(member) => (
         <>
@@ -329,10 +319,9 @@ function LeaveNamespace({ namespace }: { namespace: Namespace }) {
         }}
         title={`Leave ${namespace.name}?`}
         description="Your API keys of this namespace are deleted with your membership. The console then opens another of your namespaces."
-        cancelLabel="Stay"
         confirmLabel={`Leave ${namespace.name}`}
         isPending={leave.isPending}
-        error={leave.isError ? failureText(leave.error) : undefined}
+        failure={leave.isError ? failureText(leave.error) : undefined}
         onConfirm={() => leave.mutate()}
       />
     </Card>
@@ -356,7 +345,10 @@ export function MembersPage() {
       <TeamTabs />
       <AddMemberForm />
       {query.isError ? (
-        <LoadFailure what="The members" error={failureText(query.error)} onRetry={() => query.refetch()} />
+        <LoadFailure
+          message={`The members could not be loaded. ${failureText(query.error)}`}
+          onRetry={() => query.refetch()}
+        />
       ) : !namespace ? (
         <LoadingRows label="Loading members" />
       ) : (

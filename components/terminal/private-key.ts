@@ -1,4 +1,4 @@
-import { md5 } from "@noble/hashes/legacy.js";
+import { md5Fingerprint } from "@/lib/ssh-public-key";
 
 /**
  * Key login without sending the key: the browser reads the private key, and the server gets only
@@ -45,9 +45,6 @@ class SshReader {
     return value;
   }
 }
-
-const fingerprintOf = (publicBlob: Uint8Array) =>
-  [...md5(publicBlob)].map((byte) => byte.toString(16).padStart(2, "0")).join(":");
 
 const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
@@ -112,7 +109,7 @@ async function rsaSigner(pkcs8: Uint8Array<ArrayBuffer>, publicBlob: Uint8Array)
     "sign",
   ]);
   return {
-    fingerprint: fingerprintOf(publicBlob),
+    fingerprint: md5Fingerprint(publicBlob),
     sign: async (text) =>
       bytesBase64(new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, new TextEncoder().encode(text)))),
   };
@@ -176,7 +173,7 @@ async function openSshSigner(body: Uint8Array): Promise<Signer> {
       "sign",
     ]);
     return {
-      fingerprint: fingerprintOf(publicBlob),
+      fingerprint: md5Fingerprint(publicBlob),
       sign: async (text) =>
         bytesBase64(new Uint8Array(await crypto.subtle.sign("Ed25519", key, new TextEncoder().encode(text)))),
     };

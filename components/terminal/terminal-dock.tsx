@@ -1,6 +1,6 @@
 "use client";
 
-import { Maximize2, Minimize2, Minus, RotateCw, TerminalSquare, X } from "lucide-react";
+import { Accessibility, Maximize2, Minimize2, Minus, RotateCw, TerminalSquare, X } from "lucide-react";
 import dynamic from "next/dynamic";
 import { createContext, type FormEvent, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
 import { Button, Callout, TextField } from "@/components/ui/controls";
@@ -9,6 +9,9 @@ import { KeyProblem, readPrivateKey } from "./private-key";
 import type { TerminalEnd } from "./terminal-view";
 
 // xterm touches `window` when loaded: the view is loaded in the browser only.
+/** The screen reader mode is a person's setting: it stays on for every terminal they open. */
+const screenReaderKey = "terminal-screen-reader";
+
 const TerminalView = dynamic(() => import("./terminal-view").then((module) => module.TerminalView), { ssr: false });
 
 type DeviceRef = { uid: string; name: string; namespace: string };
@@ -135,6 +138,12 @@ function LoginForm({ tab, onToken }: { tab: TerminalTab; onToken: (token: string
  */
 export function TerminalsProvider({ children }: { children: ReactNode }) {
   const [tabs, setTabs] = useState<TerminalTab[]>([]);
+  const [screenReader, setScreenReader] = useState(false);
+  useEffect(() => setScreenReader(localStorage.getItem(screenReaderKey) === "on"), []);
+  const toggleScreenReader = () => {
+    localStorage.setItem(screenReaderKey, screenReader ? "off" : "on");
+    setScreenReader(!screenReader);
+  };
   const [activeId, setActiveId] = useState<string>();
   const [size, setSize] = useState<"normal" | "max" | "min">("normal");
 
@@ -201,6 +210,17 @@ export function TerminalsProvider({ children }: { children: ReactNode }) {
             <Button
               variant="ghost"
               size="sm"
+              aria-label="Screen reader mode"
+              aria-pressed={screenReader}
+              title="Screen reader mode: the output is read out"
+              onClick={toggleScreenReader}
+              className={screenReader ? "bg-indigo-100 dark:bg-indigo-900" : ""}
+            >
+              <Accessibility aria-hidden className="size-4" />
+            </Button>
+            <Button
+              variant="ghost"
+              size="sm"
               aria-label={size === "min" ? "Restore terminals" : "Minimize terminals"}
               onClick={() => setSize(size === "min" ? "normal" : "min")}
             >
@@ -243,6 +263,7 @@ export function TerminalsProvider({ children }: { children: ReactNode }) {
                 <TerminalView
                   id={tab.id}
                   token={tab.phase.token}
+                  screenReader={screenReader}
                   onOpen={() => {
                     const { phase } = tab;
                     if (phase.kind === "connecting") setPhase(tab.id, { ...phase, kind: "open" });

@@ -14,25 +14,61 @@ declare global {
   }
 }
 
-const darkTheme = { background: "#0b1020", foreground: "#e2e8f0", cursor: "#a5b4fc", selectionBackground: "#334155" };
+/** Lets the browser tests read `terminal`'s text under `id`; returns the function that stops it. */
+export function exposeTerminalText(id: string, terminal: Terminal) {
+  window.__terminals ??= {};
+  window.__terminals[id] = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let index = 0; index < buffer.length; index += 1)
+      lines.push(buffer.getLine(index)?.translateToString(true) ?? "");
+    return lines.join("\n");
+  };
+  return () => {
+    delete window.__terminals?.[id];
+  };
+}
+
+export const darkTheme = {
+  background: "#0b1020",
+  foreground: "#e2e8f0",
+  cursor: "#a5b4fc",
+  selectionBackground: "#334155",
+};
+
+const fontSizeKey = "terminal-font-size";
+const fontSizes = { min: 10, default: 14, max: 24 };
+/** More lines than this in one paste ask first: a wrong clipboard runs every line as a command. */
+const pasteLinesWithoutAsking = 5;
+
+/** Whether a paste of `text` may go ahead: long ones are confirmed by the person first. */
+function mayPaste(text: string) {
+  const lines = text.split(/\r\n|\r|\n/).filter((line, index, all) => line !== "" || index < all.length - 1).length;
+  return lines <= pasteLinesWithoutAsking || window.confirm(`Paste ${lines} lines into the terminal?`);
+}
 
 /**
  * One xterm on one WebSocket of `/ws/ssh` (the binary subprotocol): bytes both ways, a resize
- * message whenever the element changes size. Ctrl+Shift+C / V copy and paste; Tab stays in the
- * terminal, Escape twice quickly moves focus out of it (no keyboard trap).
+ * message whenever the element changes size. Ctrl+Shift+C / V copy and paste (more than 5 lines
+ * ask first); Ctrl + = / - / 0 change the font size; Tab stays in the terminal, Escape twice
+ * quickly moves focus out of it (no keyboard trap). `screenReader` turns on xterm's screen reader
+ * mode, which mirrors the output into the accessibility tree.
  */
 export function TerminalView({
   id,
   token,
   onOpen,
   onEnd,
+  screenReader,
 }: {
   id: string;
   token: string;
+  screenReader: boolean;
   onOpen: () => void;
   onEnd: (end: TerminalEnd) => void;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const xterm = useRef<Terminal | null>(null);
   const callbacks = useRef({ onOpen, onEnd });
   callbacks.current = { onOpen, onEnd };
 
@@ -42,10 +78,11 @@ export function TerminalView({
     const terminal = new Terminal({
       cursorBlink: true,
       fontFamily: 'ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace',
-      fontSize: 14,
+      fontSize: Number(localStorage.getItem(fontSizeKey)) || fontSizes.default,
       theme: darkTheme,
       screenReaderMode: false,
     });
+    xterm.current = terminal;
     const fit = new FitAddon();
     terminal.loadAddon(fit);
     terminal.open(element);
@@ -82,7 +119,16 @@ export function TerminalView({
         return false;
       }
       if (event.ctrlKey && event.shiftKey && event.code === "KeyV") {
-        void navigator.clipboard.readText().then((text) => terminal.paste(text));
+        void navigator.clipboard.readText().then((text) => mayPaste(text) && terminal.paste(text));
+        return false;
+      }
+      if (event.ctrlKey && !event.shiftKey && ["Equal", "Minus", "Digit0"].includes(event.code)) {
+        const size = terminal.options.fontSize ?? fontSizes.default;
+        const next = event.code === "Digit0" ? fontSizes.default : size + (event.code === "Equal" ? 1 : -1);
+        terminal.options.fontSize = Math.min(fontSizes.max, Math.max(fontSizes.min, next));
+        localStorage.setItem(fontSizeKey, String(terminal.options.fontSize));
+        fit.fit();
+        event.preventDefault();
         return false;
       }
       if (event.key === "Escape") {
@@ -97,18 +143,22 @@ export function TerminalView({
       return true;
     });
 
+    // The browser's own paste (menu, Ctrl+V) is caught before xterm's handler on the textarea.
+    const onPaste = (event: ClipboardEvent) => {
+      const text = event.clipboardData?.getData("text/plain") ?? "";
+      if (mayPaste(text)) return;
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    element.addEventListener("paste", onPaste, { capture: true });
+
     const observer = new ResizeObserver(() => fit.fit());
     observer.observe(element);
-    window.__terminals ??= {};
-    window.__terminals[id] = () => {
-      const buffer = terminal.buffer.active;
-      const lines: string[] = [];
-      for (let index = 0; index < buffer.length; index += 1)
-        lines.push(buffer.getLine(index)?.translateToString(true) ?? "");
-      return lines.join("\n");
-    };
+    const hideText = exposeTerminalText(id, terminal);
     return () => {
-      delete window.__terminals?.[id];
+      hideText();
+      element.removeEventListener("paste", onPaste, { capture: true });
+      xterm.current = null;
       observer.disconnect();
       typed.dispose();
       resized.dispose();
@@ -117,6 +167,10 @@ export function TerminalView({
       terminal.dispose();
     };
   }, [id, token]);
+
+  useEffect(() => {
+    if (xterm.current) xterm.current.options.screenReaderMode = screenReader;
+  }, [screenReader]);
 
   return <div ref={host} className="h-full min-h-0 w-full overflow-hidden bg-[#0b1020] p-1.5" />;
 }

@@ -1,6 +1,7 @@
 "use client";
 
-import { Check, Copy, LoaderCircle } from "lucide-react";
+import { Check, ChevronLeft, Copy, LoaderCircle, Search } from "lucide-react";
+import Link from "next/link";
 import {
   type ButtonHTMLAttributes,
   forwardRef,
@@ -49,6 +50,10 @@ export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button
     </button>
   );
 });
+
+/** A native `<select>` styled as the text fields are. */
+export const selectStyle =
+  "rounded-md bg-white py-2 pr-8 pl-2.5 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 dark:bg-slate-900 dark:outline-slate-600";
 
 type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
   label: string;
@@ -124,22 +129,6 @@ export function Callout({
   );
 }
 
-/** A page's data that did not load: the reason in place, and Retry. */
-export function LoadFailure({ what, error, onRetry }: { what: string; error: ReactNode; onRetry: () => void }) {
-  return (
-    <Callout
-      kind="error"
-      action={
-        <Button size="sm" variant="secondary" onClick={onRetry}>
-          Retry
-        </Button>
-      }
-    >
-      {what} could not be loaded. {error}
-    </Callout>
-  );
-}
-
 /** A labelled select whose error is tied to it, as TextField. */
 export function SelectField({
   label,
@@ -160,7 +149,7 @@ export function SelectField({
         id={selectId}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${selectId}-error` : undefined}
-        className={`${selectBase} py-2`}
+        className={`${selectStyle} disabled:cursor-not-allowed disabled:opacity-60`}
         {...rest}
       >
         {children}
@@ -173,11 +162,6 @@ export function SelectField({
     </div>
   );
 }
-
-const selectBase =
-  "rounded-md bg-white pr-8 pl-2.5 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-slate-900 dark:outline-slate-600";
-/** A compact select, as in table rows. */
-export const selectClass = `${selectBase} py-1.5`;
 
 export function Card({ children, className = "" }: { children: ReactNode; className?: string }) {
   return (
@@ -277,3 +261,67 @@ export function Spinner({ label = "Loading" }: { label?: string }) {
     </span>
   );
 }
+
+/** A state as a dot and a word, never by colour alone: "Online", "Active". */
+export function StateDot({ isOn, label }: { isOn: boolean; label: string }) {
+  return (
+    <span className="inline-flex items-center gap-1.5 text-sm whitespace-nowrap">
+      <span
+        aria-hidden
+        className={`size-2 rounded-full ${isOn ? "bg-emerald-500 ring-4 ring-emerald-500/15" : "bg-slate-400"}`}
+      />
+      {label}
+    </span>
+  );
+}
+
+/** "‹ Devices": the way up from a detail page to its list. */
+export function BackLink({ href, label }: { href: string; label: string }) {
+  return (
+    <Link
+      href={href}
+      className="inline-flex items-center gap-1 justify-self-start text-sm text-slate-600 hover:underline dark:text-slate-400"
+    >
+      <ChevronLeft aria-hidden className="size-4" /> {label}
+    </Link>
+  );
+}
+
+/** A resource that is not there (another namespace's, or removed): a heading and the way back. */
+export function NotFoundNotice({
+  title,
+  children,
+  back,
+}: {
+  title: string;
+  children: ReactNode;
+  back: { href: string; label: string };
+}) {
+  return (
+    <div className="grid justify-items-start gap-3">
+      <h1 className="text-2xl font-semibold">{title}</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-400">{children}</p>
+      <Link href={back.href} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+        {back.label}
+      </Link>
+    </div>
+  );
+}
+
+/** A search box with its magnifier; `label` names it for screen readers. */
+export const SearchField = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement> & { label: string }>(
+  function SearchField({ label, className = "", ...rest }, ref) {
+    return (
+      <div className={`relative ${className}`}>
+        <Search aria-hidden className="pointer-events-none absolute top-2.5 left-2.5 size-4 text-slate-500" />
+        <input
+          ref={ref}
+          type="search"
+          aria-label={label}
+          {...rest}
+          className="w-full rounded-md bg-white py-2 pr-3 pl-8 text-sm outline-1 -outline-offset-1 outline-slate-300 focus:outline-2 focus:outline-indigo-600 dark:bg-slate-900 dark:outline-slate-600"
+        />
+      </div>
+    );
+  },
+);

@@ -12,12 +12,15 @@ export function Dialog({
   onClose,
   title,
   description,
+  isWide,
   children,
 }: {
   isOpen: boolean;
   onClose: () => void;
   title: string;
   description?: ReactNode;
+  /** Room for a form (an editor), not just a question. */
+  isWide?: boolean;
   children: ReactNode;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -35,7 +38,7 @@ export function Dialog({
       onClose={onClose}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+      className={`m-auto w-[calc(100%-2rem)] ${isWide ? "max-w-2xl" : "max-w-md"} rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
     >
       {isOpen && (
         <div className="grid gap-4 p-5">
@@ -54,9 +57,21 @@ export function Dialog({
   );
 }
 
+/** The buttons at the foot of a dialog: Cancel, then the action (named after its verb). */
+export function DialogButtons({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
+  return (
+    <div className="flex flex-wrap justify-end gap-2">
+      <Button variant="secondary" onClick={onCancel}>
+        Cancel
+      </Button>
+      {children}
+    </div>
+  );
+}
+
 /**
- * The named confirmation of a destructive action: the title names the object, the description
- * the consequence, the red button the verb. A refusal stays in the dialog, which stays open.
+ * A dialog that asks before a destructive action: it names the object and the consequence, the
+ * red button is named after the verb, and a failure stays in the dialog for another try.
  */
 export function ConfirmDialog({
   isOpen,
@@ -64,32 +79,34 @@ export function ConfirmDialog({
   title,
   description,
   confirmLabel,
-  cancelLabel = "Cancel",
-  isPending,
-  error,
   onConfirm,
+  isPending,
+  failure,
+  canConfirm = true,
+  children,
 }: {
   isOpen: boolean;
   onClose: () => void;
   title: string;
   description: ReactNode;
   confirmLabel: string;
-  cancelLabel?: string;
-  isPending: boolean;
-  error?: string;
   onConfirm: () => void;
+  isPending: boolean;
+  /** The failure's text, shown above the buttons. */
+  failure?: string;
+  /** False until what must be typed to confirm is typed. */
+  canConfirm?: boolean;
+  children?: ReactNode;
 }) {
   return (
     <Dialog isOpen={isOpen} onClose={onClose} title={title} description={description}>
-      {error && <Callout kind="error">{error}</Callout>}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose}>
-          {cancelLabel}
-        </Button>
-        <Button variant="danger" isPending={isPending} onClick={onConfirm}>
+      {failure && <Callout kind="error">{failure}</Callout>}
+      {children}
+      <DialogButtons onCancel={onClose}>
+        <Button variant="danger" disabled={!canConfirm} isPending={isPending} onClick={onConfirm}>
           {confirmLabel}
         </Button>
-      </div>
+      </DialogButtons>
     </Dialog>
   );
 }

@@ -2,7 +2,8 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "@/lib/api";
 import { firewallOperations } from "@/lib/api/firewall";
-import { call, uniqueName } from "@/testing/client";
+import { call, randomUid, uniqueName } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedApiKey, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 import { type RunningServer, startServer } from "@/testing/server";
 
@@ -239,6 +240,67 @@ describe("firewall rules of another namespace", () => {
   });
 });
 
+describe("rule tester (POST /api/firewall/rules/evaluate)", () => {
+  const evaluateUrl = `${rulesUrl}/evaluate`;
+  let namespace: SeededNamespace;
+  let deviceUid: string;
+  let denying: Rule;
+  beforeAll(async () => {
+    namespace = await seedNamespace();
+    deviceUid = (await seedDevice(namespace, { hostname: "web-01", status: "accept", tags: ["prod"] })).uid;
+    await createRule(namespace, { priority: 1, action: "deny", active: false, source_ip: ".*", username: ".*" });
+    denying = await createRule(namespace, {
+      priority: 20,
+      action: "deny",
+      source_ip: "^198\\.51\\.100\\.",
+      username: "^root$",
+      filter: { tags: ["prod"] },
+    });
+  });
+  const evaluate = (body: unknown, token = namespace.owner.tenantToken) =>
+    call<{ action: string; rule?: { id: string; priority: number } }>("POST", evaluateUrl, { token, body });
+
+  it("names the active rule that denies, as the gateway decides; an observer may ask", async () => {
+    const observer = await seedMember(namespace, "observer");
+    const response = await evaluate(
+      { username: "root", source_ip: "198.51.100.7", device_uid: deviceUid },
+      observer.tenantToken,
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ action: "deny", rule: { id: denying.id, priority: 20 } });
+  });
+
+  it("reads an IPv4-mapped IPv6 address as its IPv4 address, as the gateway does", async () => {
+    const response = await evaluate({ username: "root", source_ip: "::FFFF:198.51.100.7", device_uid: deviceUid });
+    expect(response.body).toEqual({ action: "deny", rule: { id: denying.id, priority: 20 } });
+  });
+
+  it("allows when no rule matched, and names none", async () => {
+    const response = await evaluate({ username: "admin", source_ip: "198.51.100.7", device_uid: deviceUid });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ action: "allow" });
+  });
+
+  it("refuses a bad address or device id with 400 naming the fields", async () => {
+    const response = await evaluate({ username: "", source_ip: "10.0.0", device_uid: "nope" });
+    expect(response.status).toBe(400);
+    expect((response.body as unknown as { fields: { field: string }[] }).fields.map((issue) => issue.field)).toEqual([
+      "username",
+      "source_ip",
+      "device_uid",
+    ]);
+  });
+
+  it("answers 404 for a device the namespace does not have, another namespace's included", async () => {
+    const other = await seedNamespace();
+    const foreign = await seedDevice(other, { status: "accept" });
+    for (const uid of [foreign.uid, randomUid()]) {
+      const response = await evaluate({ username: "root", source_ip: "198.51.100.7", device_uid: uid });
+      expect(response.status, uid).toBe(404);
+    }
+  });
+});
+
 describe("community edition", () => {
   let server: RunningServer;
   let token: string;
@@ -266,7 +328,7 @@ describe("community edition", () => {
   });
 
   it("answers 404 to every firewall operation, even for the namespace owner", async () => {
-    expect(firewallOperations.length).toBe(8);
+    expect(firewallOperations.length).toBe(9);
     expect(firewallOperations.every((operation) => operation.isCloudOnly)).toBe(true);
     const results = await Promise.all(
       firewallOperations.map(async (operation) => {

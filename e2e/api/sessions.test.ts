@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type CallOptions, call, randomUid } from "@/testing/client";
 import { internalHeaders } from "@/testing/internal";
 import { type SeededDevice, seedDevice } from "@/testing/seeds/devices";
@@ -111,6 +111,7 @@ describe("GET /api/sessions", () => {
       recorded: false,
       type: "shell",
       term: "xterm-256color",
+      reason: "",
       position: null,
     });
     const startedAt = all.body.map((session: { started_at: string }) => session.started_at);
@@ -137,6 +138,23 @@ describe("GET /api/sessions", () => {
     expect(none.status).toBe(200);
     expect(none.body).toEqual([]);
     expect(none.headers.get("x-total-count")).toBe("0");
+  });
+
+  it("narrows by device and by state with the console's filters, X-Total-Count counting the matches", async () => {
+    const namespace = await seedNamespace();
+    const [first, second] = await Promise.all([seedDevice(namespace), seedDevice(namespace)]);
+    const onFirst = (await seedSession(namespace, { device: first })).session.uid;
+    const onSecond = (await seedSession(namespace, { device: second })).session.uid;
+    const token = namespace.owner.tenantToken;
+    const byDevice = await call("GET", `/api/sessions?device_uid=${first.uid}`, { token });
+    expect(byDevice.headers.get("x-total-count")).toBe("1");
+    expect(byDevice.body.map((session: { uid: string }) => session.uid)).toEqual([onFirst]);
+    const live = await call("GET", "/api/sessions?active=true&authenticated=false&recorded=false&username=root", {
+      token,
+    });
+    expect(live.body.map((session: { uid: string }) => session.uid).sort()).toEqual([onFirst, onSecond].sort());
+    const ended = await call("GET", "/api/sessions?active=false", { token });
+    expect(ended.headers.get("x-total-count")).toBe("0");
   });
 
   it("answers an observer's API key", async () => {
@@ -425,6 +443,34 @@ describe("POST /api/sessions/{uid}/record and GET /api/sessions/{uid}/play", () 
     const allowed = await call("GET", `/api/sessions/${uid}/play`, { token: administrator.tenantToken });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toHaveLength(1);
+  });
+
+  it("downloads the recording as an asciicast v2 file, for the same roles as play", async () => {
+    const uid = await recordedSession();
+    for (const body of [frame(uid, "$ ", 80, 24), frame(uid, "wide\r\n", 132, 40)]) {
+      expect((await record(uid, body, { headers: await internalHeaders() })).status).toBe(200);
+    }
+    const response = await fetch(`${inject("baseUrl")}/api/sessions/${uid}/cast`, {
+      headers: { authorization: `Bearer ${namespace.owner.tenantToken}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/x-asciicast");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="session-${uid.slice(0, 12)}.cast"`);
+    const [header, ...events] = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ version: 2, width: 80, height: 24, env: { TERM: expect.any(String) } });
+    expect(events.map(([, kind, data]) => [kind, data])).toEqual([
+      ["o", "$ "],
+      ["r", "132x40"],
+      ["o", "wide\r\n"],
+    ]);
+    for (const [seconds] of events) expect(seconds).toBeGreaterThanOrEqual(0);
+    const observer = await seedMember(namespace, "observer");
+    expect((await call("GET", `/api/sessions/${uid}/cast`, { token: observer.tenantToken })).status).toBe(403);
+    const stranger = await seedNamespace();
+    expect((await call("GET", `/api/sessions/${uid}/cast`, { token: stranger.owner.tenantToken })).status).toBe(404);
   });
 });
 

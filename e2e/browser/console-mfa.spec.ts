@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { Authenticator } from "@/testing/authenticator";
 import { type Account, apiToken, newAccount } from "./support/console";
+import { cli } from "./support/outbox";
 
 // The login of an account with MFA: the code step (six boxes, a pasted code submits itself), and
 // a recovery code instead. Codes come from otplib, as from a phone's authenticator app.
@@ -68,4 +69,37 @@ test("a recovery code logs in instead of the app's code", async ({ page }) => {
   await page.getByLabel("Recovery code").fill(`${code.slice(0, 5).toLowerCase()} ${code.slice(5)}`);
   await page.getByRole("button", { name: "Log in" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
+});
+
+/** The reset code the newest mail to `email` carries. */
+function mailedResetCode(email: string) {
+  const line = cli("mail", "list")
+    .split("\n")
+    .find((entry) => entry.includes(email));
+  return /_email_code\): (\S+)/.exec(cli("mail", "show", line?.split(/\s+/)[0] ?? ""))?.[1] ?? "";
+}
+
+test("phone and codes lost: two mailed codes turn MFA off and log in", async ({ page }) => {
+  const account = newAccount("mfareset");
+  await withMfa(page, account);
+  await passwordStep(page, account, "?next=%2Faccount");
+  await page.getByRole("link", { name: "Use a recovery code" }).click();
+  await page.getByRole("link", { name: "Lost your recovery codes too? Turn MFA off by e-mail" }).click();
+  await expect(page.getByRole("heading", { name: "Turn off two-factor authentication" })).toBeVisible();
+  await page.getByRole("button", { name: "Send the codes" }).click();
+  await expect(page.getByLabel("Code from your e-mail")).toBeVisible();
+  const main = mailedResetCode(account.email);
+  const recovery = mailedResetCode(`backup-${account.email}`);
+  expect(main).not.toBe("");
+  expect(recovery).not.toBe(main);
+
+  // One right code alone is not enough.
+  await page.getByLabel("Code from your e-mail").fill(main);
+  await page.getByLabel("Code from your recovery e-mail").fill("WRONGCODE1");
+  await page.getByRole("button", { name: "Turn off MFA and log in" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Invalid or expired reset codes");
+  await page.getByLabel("Code from your recovery e-mail").fill(recovery);
+  await page.getByRole("button", { name: "Turn off MFA and log in" }).click();
+  await expect(page).toHaveURL(/\/account$/);
+  await expect(page.getByText("Off", { exact: true })).toBeVisible();
 });

@@ -11,7 +11,7 @@ import { cli } from "./support/outbox";
 // invitation.
 
 const switcher = (page: Page) => page.getByRole("button", { name: /^Namespace: .*\. Switch namespace$/ });
-const memberRow = (page: Page, username: string) => page.locator(`tr[data-member="${username}"]`);
+const memberRow = (page: Page, username: string) => page.getByRole("row").filter({ hasText: username });
 
 /** A confirmed account without a namespace of its own. */
 function accountWithoutNamespace(prefix: string) {

@@ -5,6 +5,7 @@ import {
   announcementSummary,
   listAnnouncementsQuery,
 } from "../schemas/announcements";
+import { pagination } from "../schemas/common";
 
 const tag = "announcements";
 
@@ -17,6 +18,20 @@ export const listAnnouncements = defineOperation({
   access: { kind: "public" },
   query: listAnnouncementsQuery,
   response: announcementSummary,
+  isList: true,
+  isCloudOnly: true,
+});
+
+export const listAnnouncementEntries = defineOperation({
+  id: "listAnnouncementEntries",
+  method: "GET",
+  path: "/api/announcements/entries",
+  tag,
+  summary:
+    "Whole announcements (uuid, title, Markdown content, date), newest first: the console's modal and history (cloud edition)",
+  access: { kind: "public" },
+  query: pagination,
+  response: announcementObject,
   isList: true,
   isCloudOnly: true,
 });
@@ -34,4 +49,4 @@ export const getAnnouncement = defineOperation({
   errors: { 404: "no such announcement" },
 });
 
-export const announcementOperations = [listAnnouncements, getAnnouncement];
+export const announcementOperations = [listAnnouncements, listAnnouncementEntries, getAnnouncement];

@@ -1,5 +1,12 @@
 import { defineOperation } from "../http/operation";
-import { firewallRuleBody, firewallRuleObject, firewallRuleParams, listFirewallRulesQuery } from "../schemas/firewall";
+import {
+  firewallRuleBody,
+  firewallRuleObject,
+  firewallRuleParams,
+  firewallTestObject,
+  listFirewallRulesQuery,
+  testFirewallBody,
+} from "../schemas/firewall";
 import { tagBody, tagsBody } from "../schemas/public-keys";
 
 const tag = "firewall";
@@ -113,6 +120,20 @@ export const updateFirewallRuleTags = defineOperation({
   ...cloud,
 });
 
+export const testFirewall = defineOperation({
+  id: "testFirewall",
+  method: "POST",
+  path: "/api/firewall/rules/evaluate",
+  tag,
+  summary:
+    "Would the gateway let this user in from this address to this device? The decision of the active rules, and the rule that took it (none: allowed, no rule matched)",
+  access: read,
+  body: testFirewallBody,
+  response: firewallTestObject,
+  errors: { 404: "no such device in the namespace" },
+  ...cloud,
+});
+
 export const firewallOperations = [
   createFirewallRule,
   listFirewallRules,
@@ -122,4 +143,5 @@ export const firewallOperations = [
   addFirewallRuleTag,
   removeFirewallRuleTag,
   updateFirewallRuleTags,
+  testFirewall,
 ];

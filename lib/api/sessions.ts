@@ -69,10 +69,23 @@ export const playSession = defineOperation({
   method: "GET",
   path: "/api/sessions/{uid}/play",
   tag,
-  summary: "The recorded frames of a session, in order",
+  summary: "The recorded frames of a session, in order (streamed: a long recording is never held whole)",
   access: { kind: "tenant", permission: "session.play" },
   params: sessionParams,
   response: z.array(recordObject),
+  errors: { 404: "no such session in the namespace" },
+});
+
+export const downloadSessionCast = defineOperation({
+  id: "downloadSessionCast",
+  method: "GET",
+  path: "/api/sessions/{uid}/cast",
+  tag,
+  summary:
+    'The recording as an asciicast v2 file, streamed: a header line, then `[seconds, "o", text]` per frame and `[seconds, "r", "COLSxROWS"]` where the size changed; seconds count from the session\'s start',
+  access: { kind: "tenant", permission: "session.play" },
+  params: sessionParams,
+  fileType: "application/x-asciicast",
   errors: { 404: "no such session in the namespace" },
 });
 
@@ -106,6 +119,7 @@ export const sessionOperations = [
   setSessionAuthenticated,
   recordSession,
   playSession,
+  downloadSessionCast,
   closeSession,
   startSession,
 ];

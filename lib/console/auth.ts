@@ -9,10 +9,10 @@ import { getDb } from "../db";
 import { ApiError } from "../errors";
 import { sourceAddress } from "../http/source";
 import { log } from "../log";
-import { authMfaBody, recoverMfaBody } from "../schemas/mfa";
-import { loginBody } from "../schemas/users";
+import { authMfaBody, recoverMfaBody, resetMfaBody } from "../schemas/mfa";
+import { accountIdentifier, loginBody } from "../schemas/users";
 import { loginUser } from "../services/login";
-import { authMfa, recoverMfa } from "../services/mfa";
+import { authMfa, recoverMfa, resetMfaOfAccount } from "../services/mfa";
 
 /**
  * The console's sign-in (Auth.js): a credentials provider over the same login services as
@@ -31,11 +31,12 @@ export class SignInRefused extends CredentialsSignin {
   }
 }
 
-/** The three ways to sign in, told apart by their fields. */
+/** The four ways to sign in, told apart by their fields. */
 const signInCredentials = z.union([
   loginBody,
   authMfaBody.transform((body) => ({ mfaToken: body.token, code: body.code })),
   recoverMfaBody,
+  resetMfaBody.extend({ identifier: accountIdentifier, reset: z.literal("mfa") }),
 ]);
 
 function refusal(error: unknown): never {
@@ -61,7 +62,9 @@ async function signInWith(input: Record<string, unknown>, request: Request) {
         ? await loginUser(db, credentials, source)
         : "mfaToken" in credentials
           ? await authMfa(db, { token: credentials.mfaToken, code: credentials.code }, source)
-          : await recoverMfa(db, credentials, source);
+          : "reset" in credentials
+            ? await resetMfaOfAccount(db, credentials.identifier, credentials, source)
+            : await recoverMfa(db, credentials, source);
     const recoveryExpiresAt = Number(reply.init.headers?.["X-Expires-At"] ?? 0) || undefined;
     return { id: reply.body.id, apiToken: reply.body.token, tenant: reply.body.tenant, recoveryExpiresAt };
   } catch (error) {
@@ -100,7 +103,17 @@ function authConfig(): NextAuthConfig {
     pages: { signIn: "/login", error: "/login" },
     providers: [
       Credentials({
-        credentials: { username: {}, password: {}, token: {}, code: {}, identifier: {}, recovery_code: {} },
+        credentials: {
+          username: {},
+          password: {},
+          token: {},
+          code: {},
+          identifier: {},
+          recovery_code: {},
+          main_email_code: {},
+          recovery_email_code: {},
+          reset: {},
+        },
         authorize: (input, request) => signInWith(input, request),
       }),
     ],

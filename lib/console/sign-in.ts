@@ -1,7 +1,11 @@
 "use server";
 
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { getDb } from "../db";
+import { ApiError } from "../errors";
+import { sourceAddress } from "../http/source";
+import { requestMfaReset } from "../services/mfa";
 import { SignInRefused, signIn, signOut } from "./auth";
 import { safeNext } from "./next-path";
 
@@ -74,6 +78,37 @@ export async function signInWithRecoveryCode(_state: SignInState, form: FormData
   const ticket = await mfaTicket();
   if (!ticket) redirect(`/login?next=${encodeURIComponent(next)}&expired=1`);
   return attempt({ identifier: ticket.identifier, recovery_code: text(form, "recovery_code") }, next);
+}
+
+export type ResetMailState = { isSent?: boolean; message?: string };
+
+/** Mails the two MFA reset codes to the account of the login in progress (its e-mail and recovery e-mail). */
+export async function sendMfaResetCodes(_state: ResetMailState, form: FormData): Promise<ResetMailState> {
+  const next = safeNext(form.get("next"));
+  const ticket = await mfaTicket();
+  if (!ticket) redirect(`/login?next=${encodeURIComponent(next)}&expired=1`);
+  try {
+    await requestMfaReset(getDb(), ticket.identifier, sourceAddress(await headers()));
+    return { isSent: true };
+  } catch (error) {
+    if (error instanceof ApiError) return { message: error.message };
+    throw error;
+  }
+}
+
+export async function signInWithResetCodes(_state: SignInState, form: FormData): Promise<SignInState> {
+  const next = safeNext(form.get("next"));
+  const ticket = await mfaTicket();
+  if (!ticket) redirect(`/login?next=${encodeURIComponent(next)}&expired=1`);
+  return attempt(
+    {
+      identifier: ticket.identifier,
+      main_email_code: text(form, "main_email_code"),
+      recovery_email_code: text(form, "recovery_email_code"),
+      reset: "mfa",
+    },
+    next,
+  );
 }
 
 export async function signOutOfConsole() {

@@ -65,6 +65,8 @@ function responses(operation: Operation) {
     ok.description =
       "Server-Sent Events: `id: <id>`, `event: <type>` and `data: <JSON>` below, one event after another";
     if (operation.response) ok.content = { "text/event-stream": { schema: jsonSchema(operation.response, "output") } };
+  } else if (operation.fileType) {
+    ok.content = { [operation.fileType]: { schema: { type: "string" } } };
   } else if (operation.response) {
     const schema = jsonSchema(operation.response, "output");
     ok.content = { "application/json": { schema: operation.isList ? { type: "array", items: schema } : schema } };

@@ -53,6 +53,11 @@ export type Operation<
    * JSON of each event's `data:` line, and the handler returns the streaming Response itself.
    */
   isEventStream?: boolean;
+  /**
+   * A file of this media type instead of JSON (an asciicast recording): the handler returns the
+   * streaming Response itself.
+   */
+  fileType?: string;
   /** Only in the cloud edition: 404 in the community edition. */
   isCloudOnly?: boolean;
   /** Other documented answers, for the OpenAPI document. */

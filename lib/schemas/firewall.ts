@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { firewallActions } from "@/models/enums";
 import { pagination } from "./common";
+import { deviceUid } from "./devices";
 import { deviceFilter, deviceFilterObject, userRegex } from "./public-keys";
 
 const maxInteger = 2147483647;
@@ -34,4 +35,21 @@ export const firewallRuleObject = z.object({
   priority: z.number().int(),
   source_ip: z.string(),
   username: z.string(),
+});
+
+/**
+ * The rule tester's question. The address is written as the gateway sees a peer: an IPv4 address
+ * stays plain, IPv6 is lower case, and an IPv4-mapped IPv6 address is its IPv4 address.
+ */
+export const testFirewallBody = z.object({
+  username: z.string().min(1, "at least 1 character").max(255, "at most 255 characters"),
+  source_ip: z
+    .union([z.ipv4(), z.ipv6()], { message: "expected an IP address" })
+    .transform((address) => address.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "")),
+  device_uid: deviceUid,
+});
+
+export const firewallTestObject = z.object({
+  action: z.enum(firewallActions),
+  rule: z.object({ id: z.string(), priority: z.number().int() }).optional(),
 });

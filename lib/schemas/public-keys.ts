@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { maxPatternLength } from "../services/regex";
+import { maxPatternLength } from "../user-regex";
 import { nameText, pagination, timestamp } from "./common";
 import { tagName } from "./devices";
 import { filterQuery } from "./list-filter";
 
-/** A user's regular expression; lib/services/regex.ts checks that the engine supports it. */
+/** A user's regular expression; the service checks that the engine supports it (lib/user-regex.ts). */
 export const userRegex = z
   .string()
   .min(1, "at least 1 character (.* matches anything)")

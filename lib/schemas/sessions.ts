@@ -6,7 +6,21 @@ import { deviceObject, deviceUid, position } from "./devices";
 export const sessionUid = z.string().regex(hexUidShape, "expected 64 lower-case hex characters");
 export const sessionParams = z.object({ uid: sessionUid });
 
-export const listSessionsQuery = pagination;
+/** `true` or `false` in a query string. */
+const queryFlag = z.enum(["true", "false"], { message: "expected true or false" }).transform((flag) => flag === "true");
+
+/**
+ * The list's page and, beyond ShellHub's parameters, filters the console uses: one device, live
+ * or ended sessions, failed logins, recorded ones, one login name.
+ */
+export const listSessionsQuery = pagination.extend({
+  device_uid: deviceUid.optional(),
+  active: queryFlag.optional(),
+  authenticated: queryFlag.optional(),
+  recorded: queryFlag.optional(),
+  username: z.string().min(1).max(255).optional(),
+});
+export type SessionListQuery = z.infer<typeof listSessionsQuery>;
 
 export const setAuthenticatedBody = z.object({ authenticated: z.boolean() });
 
@@ -51,6 +65,8 @@ export const sessionObject = z.object({
   recorded: z.boolean(),
   type: z.string(),
   term: z.string(),
+  /** Why the gateway refused or ended the connection; empty when it went well. */
+  reason: z.string(),
   position: position.nullable(),
 });
 

@@ -25,6 +25,17 @@ export async function listAnnouncements(db: Executor, query: Pagination & { orde
   return paged(rows, total);
 }
 
+/** Whole announcements, newest first: the console's "what's new" and its history. */
+export async function listAnnouncementEntries(db: Executor, query: Pagination) {
+  const { rows, total } = await readPage(
+    db,
+    { from: announcements },
+    db.select().from(announcements).orderBy(desc(announcements.date), desc(announcements.uuid)).$dynamic(),
+    query,
+  );
+  return paged(rows.map(describe), total);
+}
+
 export async function getAnnouncement(db: Executor, uuid: string) {
   const [row] = await db.select().from(announcements).where(eq(announcements.uuid, uuid));
   if (!row) throw notFound("announcement");

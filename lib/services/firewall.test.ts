@@ -1,5 +1,13 @@
-import { describe, expect, it } from "vitest";
-import { type Connection, type EvaluatedRule, evaluateFirewall } from "./firewall";
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { firewallRules } from "@/models/firewall-rules";
+import { withTestDatabase } from "@/testing/database";
+import { insertDevices } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
+import type { Scope } from "../auth/credentials";
+import type { Db } from "../db";
+import { ApiError } from "../errors";
+import { type Connection, type EvaluatedRule, evaluateFirewall, testFirewall } from "./firewall";
 
 let nextId = 1;
 /** A rule that applies to everything unless the overrides narrow it. */
@@ -101,7 +109,17 @@ const cases: Case[] = [
 
 describe("evaluateFirewall", () => {
   it.each(cases)("%s", (_label, rules, expected, target = {}) => {
-    expect(evaluateFirewall(rules, { ...connection, ...target })).toBe(expected);
+    expect(evaluateFirewall(rules, { ...connection, ...target }).action).toBe(expected);
+  });
+
+  it("names the rule that decided, and none when no rule applied", () => {
+    const skipped = rule({ priority: 0, username: "^admin$" });
+    const deciding = rule({ priority: 4, action: "allow" });
+    expect(evaluateFirewall([rule({ priority: 9 }), deciding, skipped], connection)).toEqual({
+      action: "allow",
+      rule: deciding,
+    });
+    expect(evaluateFirewall([skipped], connection)).toEqual({ action: "allow" });
   });
 
   it("does not reorder the caller's array", () => {
@@ -117,7 +135,70 @@ describe("evaluateFirewall", () => {
       ...connection,
       username: `${"a".repeat(50_000)}!`,
     });
-    expect(decision).toBe("allow");
+    expect(decision).toEqual({ action: "allow" });
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe("testFirewall: the gateway's decision for a device of the namespace", () => {
+  let db: Db;
+  withTestDatabase((opened) => {
+    db = opened;
+  });
+  let scope: Scope;
+  let web: string;
+  let database: string;
+  let denyId: number;
+  beforeAll(async () => {
+    scope = await seedScope(db);
+    [web = "", database = ""] = await insertDevices(db, scope, [
+      { name: "web-01", tags: ["prod"], status: "accepted" },
+      { name: "db-01", tags: [], status: "accepted" },
+    ]);
+    const rows = await db
+      .insert(firewallRules)
+      .values(
+        [
+          { action: "deny" as const, priority: 7, sourceIp: "^10\\.", username: "^root$", filter: { tags: ["prod"] } },
+          // Inactive: the gateway skips it, so the tester does too.
+          {
+            action: "deny" as const,
+            priority: 0,
+            sourceIp: ".*",
+            username: ".*",
+            filter: { hostname: ".*" },
+            active: false,
+          },
+        ].map((row) => ({ active: true, ...row, tenantId: scope.tenantId })),
+      )
+      .returning({ id: firewallRules.id });
+    denyId = rows[0]?.id ?? 0;
+  });
+
+  it("names the rule that denies, with its priority", async () => {
+    const answer = await testFirewall(db, scope, { username: "root", source_ip: "10.0.0.5", device_uid: web });
+    expect(answer).toEqual({ action: "deny", rule: { id: String(denyId), priority: 7 } });
+  });
+
+  it.each([
+    ["another user", { username: "admin", source_ip: "10.0.0.5" }],
+    ["another address", { username: "root", source_ip: "192.0.2.1" }],
+  ])("allows %s: no rule applied", async (_label, input) => {
+    expect(await testFirewall(db, scope, { ...input, device_uid: web })).toEqual({ action: "allow" });
+  });
+
+  it("allows a device the rule's filter does not admit", async () => {
+    const answer = await testFirewall(db, scope, { username: "root", source_ip: "10.0.0.5", device_uid: database });
+    expect(answer).toEqual({ action: "allow" });
+  });
+
+  it("answers 404 for a device of another namespace", async () => {
+    const other = await seedScope(db);
+    const [foreign = ""] = await insertDevices(db, other, [{ name: "web-01", tags: ["prod"], status: "accepted" }]);
+    for (const uid of [foreign, randomUUID()]) {
+      const refused = testFirewall(db, scope, { username: "root", source_ip: "10.0.0.5", device_uid: uid });
+      await expect(refused).rejects.toBeInstanceOf(ApiError);
+      await expect(refused).rejects.toMatchObject({ status: 404 });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
+import { devices } from "@/models/devices";
 import { type FirewallAction, type FirewallRuleRow, firewallRules } from "@/models/firewall-rules";
 import type { PublicKeyFilter } from "@/models/public-keys";
 import type { Scope } from "../auth/credentials";
@@ -125,11 +126,46 @@ function ruleApplies(rule: EvaluatedRule, connection: Connection): boolean {
   return checks.includes(undefined) ? rule.action === "deny" : true;
 }
 
+/** What decides a connection: the action, and the rule that took it (none: no rule applied). */
+export type FirewallDecision = { action: FirewallAction; rule?: EvaluatedRule };
+
 /**
  * The gateway's decision for a connection: active rules by priority (lowest number first, ties
  * by id); the first that applies decides; with none, the connection is allowed.
  */
-export function evaluateFirewall(rules: EvaluatedRule[], connection: Connection): FirewallAction {
+export function evaluateFirewall(rules: EvaluatedRule[], connection: Connection): FirewallDecision {
   const ordered = rules.filter((rule) => rule.active).sort((a, b) => a.priority - b.priority || a.id - b.id);
-  return ordered.find((rule) => ruleApplies(rule, connection))?.action ?? "allow";
+  const rule = ordered.find((candidate) => ruleApplies(candidate, connection));
+  return rule ? { action: rule.action, rule } : { action: "allow" };
+}
+
+/** The decision of the namespace's active rules for a connection: the gateway's and the tester's. */
+export async function decideConnection(db: Executor, tenantId: string, connection: Connection) {
+  const rules = await db
+    .select()
+    .from(firewallRules)
+    .where(and(eq(firewallRules.tenantId, tenantId), eq(firewallRules.active, true)));
+  return evaluateFirewall(rules, connection);
+}
+
+/**
+ * The rule tester: what the gateway would decide for `username` from `source_ip` on a device of
+ * the namespace (404 for a device it does not have), and which rule decided.
+ */
+export async function testFirewall(
+  db: Executor,
+  scope: Scope,
+  input: { username: string; source_ip: string; device_uid: string },
+) {
+  const [device] = await db
+    .select({ name: devices.name, tags: devices.tags })
+    .from(devices)
+    .where(and(eq(devices.tenantId, scope.tenantId), eq(devices.uid, input.device_uid)));
+  if (!device) throw notFound("device");
+  const { action, rule } = await decideConnection(db, scope.tenantId, {
+    sourceIp: input.source_ip,
+    username: input.username,
+    device,
+  });
+  return rule ? { action, rule: { id: String(rule.id), priority: rule.priority } } : { action };
 }

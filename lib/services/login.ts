@@ -3,7 +3,7 @@ import { verifyPassword } from "../auth/passwords";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
 import { mfaChallenge } from "./mfa";
-import { findUserByIdentifier, hasMfa, loggedIn } from "./users";
+import { findUserByIdentifier, hasMfa, loggedIn, requireUser } from "./users";
 
 /**
  * Logs a user in by username or e-mail. Attempts count per (source, account): the third failure
@@ -24,4 +24,16 @@ export async function loginUser(db: Executor, credentials: { username: string; p
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
   if (hasMfa(user)) throw await mfaChallenge(db, user);
   return loggedIn(db, user);
+}
+
+/**
+ * Checks the signed-in user's own password again before a sensitive change (the console's MFA
+ * enrolment): wrong answers count in the login's lockout for this source and account.
+ */
+export async function confirmOwnPassword(db: Executor, userId: string, password: string, source: string) {
+  const user = await requireUser(db, userId);
+  const key = { source, subject: `user:${user.id}` };
+  const lockout = await countLoginAttempt(db, key);
+  if (!(await verifyPassword(user.passwordHash, password))) throw unauthorized("the password is wrong", lockout);
+  await clearFailures(db, key);
 }

@@ -264,6 +264,21 @@ export async function requestMfaReset(db: Executor, identifier: string, source: 
   return { message: "if the account has MFA, a code is on its way to each of its e-mail addresses" };
 }
 
+/**
+ * The reset for a person who names the account (the console's login step knows the username,
+ * not the id): an unknown name is refused as wrong codes are.
+ */
+export async function resetMfaOfAccount(
+  db: Executor,
+  identifier: string,
+  input: { main_email_code: string; recovery_email_code: string },
+  source: string,
+) {
+  const user = await findUserByIdentifier(db, identifier);
+  if (!user) throw unauthorized("invalid or expired reset codes");
+  return resetMfa(db, user.id, input, source);
+}
+
 /** Turns MFA off with both mailed codes and logs the user in. Counts in the second-factor lockout. */
 export async function resetMfa(
   db: Executor,

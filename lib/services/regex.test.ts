@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../errors";
-import { assertUserRegexes, maxPatternLength, searchUserRegex } from "./regex";
+import { maxPatternLength } from "../user-regex";
+import { assertUserRegexes, searchUserRegex } from "./regex";
 
 function refusedFields(patterns: Record<string, string>): string[] {
   try {

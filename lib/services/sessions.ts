@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
-import { type SessionRecordRow, sessionRecords } from "@/models/session-records";
+import { sessionRecords } from "@/models/session-records";
 import { type SessionRow, sessions } from "@/models/sessions";
 import type { DeviceCaller, Scope } from "../auth/credentials";
 import type { Executor } from "../db";
@@ -10,8 +10,7 @@ import { readPage } from "../db/paging";
 import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
-import type { Pagination } from "../schemas/common";
-import { recordFrame } from "../schemas/sessions";
+import { recordFrame, type SessionListQuery } from "../schemas/sessions";
 import { describeDevice, namespaceState } from "./device-view";
 import { publishEvents } from "./events";
 
@@ -31,16 +30,8 @@ const describeSession = (session: SessionRow, device: DeviceRow, namespace: { na
   recorded: session.recorded,
   type: session.type,
   term: session.term,
+  reason: session.reason,
   position: session.position ?? null,
-});
-
-const describeRecord = (row: SessionRecordRow) => ({
-  uid: row.sessionUid,
-  message: row.message,
-  tenant_id: row.tenantId,
-  time: row.time,
-  width: row.width,
-  height: row.height,
 });
 
 const withDevice = (db: Executor) =>
@@ -57,9 +48,16 @@ async function sessionView(db: Executor, tenantId: string, uid: string) {
 
 // The API
 
-/** The namespace's sessions, newest first. */
-export async function listSessions(db: Executor, scope: Scope, query: Pagination) {
-  const where = eq(sessions.tenantId, scope.tenantId);
+/** The namespace's sessions, newest first, narrowed by the query's filters. */
+export async function listSessions(db: Executor, scope: Scope, query: SessionListQuery) {
+  const where = and(
+    eq(sessions.tenantId, scope.tenantId),
+    query.device_uid === undefined ? undefined : eq(sessions.deviceUid, query.device_uid),
+    query.active === undefined ? undefined : eq(sessions.active, query.active),
+    query.authenticated === undefined ? undefined : eq(sessions.authenticated, query.authenticated),
+    query.recorded === undefined ? undefined : eq(sessions.recorded, query.recorded),
+    query.username === undefined ? undefined : eq(sessions.username, query.username),
+  );
   const { rows, total } = await readPage(
     db,
     { from: sessions, where },
@@ -74,21 +72,6 @@ export async function listSessions(db: Executor, scope: Scope, query: Pagination
 }
 
 export const getSession = (db: Executor, scope: Scope, uid: string) => sessionView(db, scope.tenantId, uid);
-
-/** The recorded frames of a session, in the order they were written. */
-export async function playSession(db: Executor, scope: Scope, uid: string) {
-  const [session] = await db
-    .select({ uid: sessions.uid })
-    .from(sessions)
-    .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid)));
-  if (!session) throw notFound("session");
-  const rows = await db
-    .select()
-    .from(sessionRecords)
-    .where(and(eq(sessionRecords.tenantId, scope.tenantId), eq(sessionRecords.sessionUid, uid)))
-    .orderBy(asc(sessionRecords.time), asc(sessionRecords.id));
-  return rows.map(describeRecord);
-}
 
 export type ClosedSession = { uid: string; tenantId: string; deviceUid: string };
 

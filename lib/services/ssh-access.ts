@@ -2,15 +2,15 @@ import { and, eq } from "drizzle-orm";
 import type { ParsedKey } from "ssh2";
 import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
-import { firewallRules } from "@/models/firewall-rules";
 import { namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { hexUidShape } from "../protocol";
+import { md5Fingerprint } from "../ssh-public-key";
 import { filterAdmits } from "./device-filter";
-import { evaluateFirewall } from "./firewall";
-import { keyBlobOfData, md5Fingerprint } from "./public-key-format";
+import { decideConnection } from "./firewall";
+import { keyBlobOfData } from "./public-key-format";
 import { searchUserRegex } from "./regex";
 
 /** Why a login is refused: goes to the log and the session row, never to the client. */
@@ -127,11 +127,7 @@ export async function keyProvenBySignature(
 /** In the cloud edition, refuses when the namespace's firewall rules deny the connection. */
 export async function assertFirewallAllows(db: Executor, device: TargetDevice, user: string, sourceIp: string) {
   if (getConfig().EDITION !== "cloud") return;
-  const rules = await db
-    .select()
-    .from(firewallRules)
-    .where(and(eq(firewallRules.tenantId, device.tenantId), eq(firewallRules.active, true)));
-  if (evaluateFirewall(rules, { sourceIp, username: user, device }) === "deny") {
-    throw new Refusal("a firewall rule denies the connection");
-  }
+  const { action, rule } = await decideConnection(db, device.tenantId, { sourceIp, username: user, device });
+  if (action === "deny")
+    throw new Refusal(`firewall rule #${rule?.id} (priority ${rule?.priority}) denies the connection`);
 }

@@ -15,4 +15,18 @@ function listAnnouncementsTable(): Table {
   };
 }
 
-export const tables: Record<string, () => Table> = { listAnnouncements: listAnnouncementsTable };
+function listAnnouncementEntriesTable(): Table {
+  return {
+    setup: async () => ({ credentials: {}, values: {}, verify: async () => {} }),
+    cases: [
+      ["page=0", () => ({ query: "page=0" }), ["page"]],
+      ["per_page=101", () => ({ query: "per_page=101" }), ["per_page"]],
+      ["per_page=ten", () => ({ query: "per_page=ten" }), ["per_page"]],
+    ],
+  };
+}
+
+export const tables: Record<string, () => Table> = {
+  listAnnouncements: listAnnouncementsTable,
+  listAnnouncementEntries: listAnnouncementEntriesTable,
+};

@@ -100,6 +100,35 @@ export const tables: Record<string, () => Table> = {
       ["a bad tag", () => ({ body: { tags: ["aaa", "x@y"] } }), ["tags.1"]],
     ],
   }),
+  testFirewall: () => ({
+    setup: async () => {
+      const namespace = await seedNamespace();
+      return { credentials: { token: namespace.owner.tenantToken }, values: {}, verify: async () => {} };
+    },
+    cases: [
+      ["an empty body", () => ({ body: {} }), ["device_uid", "source_ip", "username"]],
+      [
+        "an address that is not one",
+        () => ({ body: { username: "root", source_ip: "10.0.0.256", device_uid: "a".repeat(64) } }),
+        ["source_ip"],
+      ],
+      [
+        "a pattern instead of an address",
+        () => ({ body: { username: "root", source_ip: "^10\\.", device_uid: "a".repeat(64) } }),
+        ["source_ip"],
+      ],
+      [
+        "a device id that is not one",
+        () => ({ body: { username: "root", source_ip: "10.0.0.1", device_uid: "web-01" } }),
+        ["device_uid"],
+      ],
+      [
+        "an empty username",
+        () => ({ body: { username: "", source_ip: "10.0.0.1", device_uid: "a".repeat(64) } }),
+        ["username"],
+      ],
+    ],
+  }),
   listFirewallRules: () => ({
     setup: async () => {
       const namespace = await seedNamespace();

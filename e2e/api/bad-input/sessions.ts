@@ -32,6 +32,11 @@ function listSessionsTable(): Table {
       ["per_page=0", () => ({ query: "per_page=0" }), ["per_page"]],
       ["per_page=101", () => ({ query: "per_page=101" }), ["per_page"]],
       ["per_page=abc", () => ({ query: "per_page=abc" }), ["per_page"]],
+      ["active=yes", () => ({ query: "active=yes" }), ["active"]],
+      ["authenticated=1", () => ({ query: "authenticated=1" }), ["authenticated"]],
+      ["recorded=TRUE", () => ({ query: "recorded=TRUE" }), ["recorded"]],
+      ["a device_uid that is not one", () => ({ query: "device_uid=rpi-1" }), ["device_uid"]],
+      ["a username of 256 characters", () => ({ query: `username=${longText(256)}` }), ["username"]],
     ],
   };
 }

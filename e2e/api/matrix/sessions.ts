@@ -19,6 +19,7 @@ export const requests: Record<string, Entry> = {
   listSessions: { request: () => ({ query: "page=1&per_page=5" }) },
   getSession: { request: uidParams },
   playSession: { request: uidParams },
+  downloadSessionCast: { request: uidParams },
   // Closing is not undone: each request closes a session of its own.
   closeSession: {
     request: async (namespace) => {
