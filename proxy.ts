@@ -2,7 +2,7 @@ import { type NextRequest, NextResponse } from "next/server";
 
 /** The console's pages; the sign-in pages and the API are not here. */
 export const config = {
-  matcher: ["/", "/dashboard/:path*", "/devices/:path*"],
+  matcher: ["/", "/dashboard/:path*", "/devices/:path*", "/team/:path*", "/settings/:path*"],
 };
 
 /**

@@ -7,17 +7,27 @@ import { type FormEvent, useEffect, useMemo, useState, useTransition } from "rea
 import { toast } from "sonner";
 import { Badge, Button, TextField } from "@/components/ui/controls";
 import { Popover } from "@/components/ui/popover";
-import { switchNamespace } from "@/lib/console/namespace-switch";
+import type { MemberRole } from "@/lib/auth/roles";
+import { leaveSessionNamespace, switchNamespace } from "@/lib/console/namespace-switch";
 import { createNamespaceBody } from "@/lib/schemas/namespaces";
 import { api, failureText, json } from "./api";
 import { useConsole } from "./context";
 import { queryKeys } from "./query-keys";
 
+export type Member = {
+  id: string;
+  role: MemberRole;
+  status: "accepted" | "pending";
+  username: string;
+  email: string;
+  added_at: string;
+};
+
 export type Namespace = {
   name: string;
   tenant_id: string;
   owner: string;
-  members: { id: string; role: string; status: string }[];
+  members: Member[];
   max_devices: number;
   device_count: number;
   settings: { session_record: boolean; connection_announcement: string };
@@ -29,6 +39,31 @@ export function useNamespaces() {
     queryKey: queryKeys.namespaces(),
     queryFn: () => api<Namespace[]>("/api/namespaces?per_page=100"),
   });
+}
+
+/** The session's namespace: name, members, settings, devices and their limit. */
+export function useNamespace() {
+  const { tenant } = useConsole();
+  return useQuery({
+    queryKey: queryKeys.namespace(tenant),
+    queryFn: () => api<Namespace>(`/api/namespaces/${encodeURIComponent(tenant)}`),
+  });
+}
+
+/**
+ * After the session's namespace is gone for the user (left, or deleted): the session moves to
+ * another of their namespaces, or to none (the page that asks for a first one).
+ */
+export function useMoveOutOfNamespace() {
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  return async () => {
+    const result = await leaveSessionNamespace();
+    if (result.message) toast.error(result.message);
+    queryClient.clear();
+    router.replace("/dashboard");
+    router.refresh();
+  };
 }
 
 /** After a switch the same section opens, without the previous namespace's item in the path. */

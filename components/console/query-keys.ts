@@ -23,6 +23,9 @@ export const queryKeys = {
   tags: (tenant: string) => ["tags", tenant] as const,
   publicKeys: (tenant: string) => ["public-keys", tenant] as const,
   firewallRules: (tenant: string) => ["firewall-rules", tenant] as const,
+  /** The namespace itself: name, members, settings, device count and limit. */
+  namespace: (tenant: string) => ["namespace", tenant] as const,
+  apiKeys: (tenant: string) => ["api-keys", tenant] as const,
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

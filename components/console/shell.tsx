@@ -1,6 +1,18 @@
 "use client";
 
-import { Cpu, History, KeyRound, LayoutDashboard, Menu, ShieldCheck, Tags, WifiOff, X } from "lucide-react";
+import {
+  Cpu,
+  History,
+  KeyRound,
+  LayoutDashboard,
+  Menu,
+  Settings,
+  ShieldCheck,
+  Tags,
+  Users,
+  WifiOff,
+  X,
+} from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
@@ -44,6 +56,8 @@ const navigation: NavItem[] = [
   { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
   { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
   { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
+  { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
+  { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
 ];
 
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {

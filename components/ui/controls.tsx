@@ -7,6 +7,7 @@ import {
   forwardRef,
   type InputHTMLAttributes,
   type ReactNode,
+  type SelectHTMLAttributes,
   useId,
   useState,
 } from "react";
@@ -78,7 +79,7 @@ export const TextField = forwardRef<HTMLInputElement, FieldProps>(function TextF
         id={inputId}
         aria-invalid={error ? true : undefined}
         aria-describedby={described || undefined}
-        className={`block w-full rounded-md bg-white px-3 py-2 text-sm text-slate-900 outline-1 -outline-offset-1 placeholder:text-slate-400 focus:outline-2 focus:-outline-offset-2 dark:bg-slate-900 dark:text-slate-100 ${
+        className={`block w-full rounded-md bg-white px-3 py-2 text-sm text-slate-900 outline-1 -outline-offset-1 placeholder:text-slate-400 focus:outline-2 focus:-outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-slate-900 dark:text-slate-100 ${
           error
             ? "outline-red-500 focus:outline-red-600"
             : "outline-slate-300 focus:outline-indigo-600 dark:outline-slate-600 dark:focus:outline-indigo-400"
@@ -124,6 +125,40 @@ export function Callout({
     >
       <div className="min-w-0">{children}</div>
       {action}
+    </div>
+  );
+}
+
+/** A labelled select whose error is tied to it, as TextField. */
+export function SelectField({
+  label,
+  error,
+  id,
+  className = "",
+  children,
+  ...rest
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string }) {
+  const ownId = useId();
+  const selectId = id ?? ownId;
+  return (
+    <div className={`grid gap-1.5 ${className}`}>
+      <label htmlFor={selectId} className="text-sm font-medium text-slate-800 dark:text-slate-200">
+        {label}
+      </label>
+      <select
+        id={selectId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${selectId}-error` : undefined}
+        className={`${selectStyle} disabled:cursor-not-allowed disabled:opacity-60`}
+        {...rest}
+      >
+        {children}
+      </select>
+      {error && (
+        <p id={`${selectId}-error`} className="text-xs font-medium text-red-700 dark:text-red-400">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

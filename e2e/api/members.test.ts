@@ -382,6 +382,48 @@ describe("update and remove a member", () => {
   });
 });
 
+describe("leave a namespace", () => {
+  const leave = (namespace: SeededNamespace, token: string) => call("DELETE", membersUrl(namespace), { token });
+
+  it("lets a member leave: the membership and their keys go, and the answer's token is for their next namespace", async () => {
+    const [namespace, other] = await Promise.all([seedNamespace(), seedNamespace()]);
+    const member = await seedMember(namespace, "administrator");
+    expect((await addMember(other, other.owner.tenantToken, member.username, "observer")).status).toBe(200);
+    const key = await call("POST", "/api/namespaces/api-key", {
+      token: member.tenantToken,
+      body: { name: uniqueName("k"), expires_at: 30 },
+    });
+    expect(key.status).toBe(200);
+
+    const response = await leave(namespace, member.tenantToken);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: member.id, tenant: other.tenantId, role: "observer" });
+    expect((await rolesOf(namespace))[member.id]).toBeUndefined();
+    const keys = await call("GET", "/api/namespaces/api-key", { token: namespace.owner.tenantToken });
+    expect(keys.body.map((item: { name: string }) => item.name)).not.toContain(key.body.name);
+    expect((await call("GET", "/api/devices", { apiKey: key.body.id })).status).toBe(401);
+    const next = await call("GET", `/api/namespaces/${other.tenantId}`, { token: response.body.token });
+    expect(next.status).toBe(200);
+  });
+
+  it("answers a token without a namespace to a member who leaves their last one", async () => {
+    const namespace = await seedNamespace();
+    const member = await seedMember(namespace, "observer");
+    const response = await leave(namespace, member.tenantToken);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ tenant: "", role: "" });
+  });
+
+  it("refuses the owner, API keys, and answers 404 to someone who is not a member", async () => {
+    const [namespace, other] = await Promise.all([seedNamespace(), seedNamespace()]);
+    expect((await leave(namespace, namespace.owner.tenantToken)).status).toBe(403);
+    expect((await leave(namespace, other.owner.tenantToken)).status).toBe(404);
+    const apiKey = await seedApiKey(namespace, "observer");
+    expect((await call("DELETE", membersUrl(namespace), { apiKey })).status).toBe(403);
+    expect((await rolesOf(namespace))[namespace.owner.id]).toBe("owner");
+  });
+});
+
 describe("rights follow the current membership, not the token", () => {
   it("a removed member loses access at the next request with the same JWT", async () => {
     const namespace = await seedNamespace();

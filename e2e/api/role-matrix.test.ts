@@ -88,6 +88,12 @@ const coreRequests: Record<string, Entry> = {
   removeMember: {
     request: async (namespace) => ({ params: { tenant: namespace.tenantId, uid: (await observerIn(namespace)).id } }),
   },
+  // Each actor leaves a namespace of its own; the owner cannot leave.
+  leaveNamespace: {
+    freshNamespace: true,
+    refusedRoles: ["owner"],
+    request: (namespace) => ({ params: { tenant: namespace.tenantId } }),
+  },
   // Every actor is a member already: accepting again changes nothing (e2e/api/invitations.test.ts).
   acceptInvitation: { request: (namespace) => ({ params: { tenant: namespace.tenantId }, body: { sig: "matrix" } }) },
   getSessionRecord: { request: () => ({}) },
@@ -143,6 +149,7 @@ async function actorIn(namespace: SeededNamespace, role: Role, via: Via): Promis
 /** 200 when the operation lets this role (through this credential) in, else 403. */
 function expectedStatus(operation: Operation, role: Role, via: Via): number {
   const access = operation.access;
+  if (entryOf(operation).refusedRoles?.includes(role)) return 403;
   switch (access.kind) {
     case "user":
       return via === "jwt" ? 200 : 403;

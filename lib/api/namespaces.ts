@@ -14,7 +14,7 @@ import {
   sessionRecordBody,
   updateMemberBody,
 } from "../schemas/namespaces";
-import { messageReply } from "../schemas/users";
+import { messageReply, userObject } from "../schemas/users";
 
 const tag = "namespaces";
 const inPath = { tenantFromPath: true } as const;
@@ -142,6 +142,19 @@ export const removeMember = defineOperation({
   response: namespaceObject,
 });
 
+export const leaveNamespace = defineOperation({
+  id: "leaveNamespace",
+  method: "DELETE",
+  path: "/api/namespaces/{tenant}/members",
+  tag,
+  summary:
+    "Leave the namespace (any member but the owner); answers the User object with a token for the caller's next namespace",
+  access: { kind: "user" },
+  params: tenantParams,
+  response: userObject,
+  errors: { 403: "the owner cannot leave", 404: "not a member of this namespace" },
+});
+
 export const getSessionRecord = defineOperation({
   id: "getSessionRecord",
   method: "GET",
@@ -175,6 +188,7 @@ export const namespaceOperations = [
   acceptInvitation,
   updateMember,
   removeMember,
+  leaveNamespace,
   getSessionRecord,
   setSessionRecord,
 ];

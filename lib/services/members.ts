@@ -6,7 +6,7 @@ import type { Executor } from "../db";
 import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
 import { invitesByMail, sendInvitation } from "./invitations";
 import { getNamespace } from "./namespaces";
-import { findUserByIdentifier } from "./users";
+import { findUserByIdentifier, issueUserObject, requireUser } from "./users";
 
 /** Nobody grants the owner role (a namespace has one owner) or a role above their own. */
 function assertMayGrant(scope: Scope, role: MemberRole) {
@@ -78,6 +78,27 @@ export async function removeMember(db: Executor, scope: Scope, userId: string) {
   return getNamespace(db, scope);
 }
 
+/** Deletes a membership that is not the owner's (a namespace keeps its one owner until it is deleted). */
+async function deleteMembershipOfNonOwner(db: Executor, tenantId: string, userId: string, ownerRefusal: string) {
+  const [member] = await db
+    .select({ role: members.role })
+    .from(members)
+    .where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
+  if (!member) throw notFound("member");
+  if (member.role === "owner") throw forbidden(ownerRefusal);
+  await db.delete(members).where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
+}
+
+/**
+ * The user leaves the namespace (or declines its invitation); their API keys of it go with the
+ * membership. The owner cannot. The answer carries a token for the namespace the user lands in
+ * next (none when this was their last).
+ */
+export async function leaveNamespace(db: Executor, userId: string, tenantId: string) {
+  await deleteMembershipOfNonOwner(db, tenantId, userId, "the owner cannot leave the namespace: delete it instead");
+  return issueUserObject(db, await requireUser(db, userId));
+}
+
 /** Adds a member without an acting user: for the admin CLI. */
 export async function unscopedAddMember(db: Executor, tenantId: string, userId: string, role: MemberRole) {
   if (role === "owner") throw forbidden("the owner role cannot be granted");
@@ -91,11 +112,5 @@ export async function unscopedAddMember(db: Executor, tenantId: string, userId: 
 
 /** Removes a member without an acting user: for the admin CLI. The owner stays. */
 export async function unscopedRemoveMember(db: Executor, tenantId: string, userId: string) {
-  const [member] = await db
-    .select({ role: members.role })
-    .from(members)
-    .where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
-  if (!member) throw notFound("member");
-  if (member.role === "owner") throw forbidden("the owner cannot be removed");
-  await db.delete(members).where(and(eq(members.tenantId, tenantId), eq(members.userId, userId)));
+  await deleteMembershipOfNonOwner(db, tenantId, userId, "the owner cannot be removed");
 }

@@ -10,5 +10,7 @@ export type Prepared = { params?: Record<string, string>; query?: string; body?:
 export type Entry = {
   /** Destructive for the whole namespace: each case gets a new namespace with its own actor. */
   freshNamespace?: boolean;
+  /** Roles the operation's own rule refuses (403) although the permission table lets them in. */
+  refusedRoles?: Role[];
   request: (namespace: SeededNamespace, actor: Actor) => Promise<Prepared> | Prepared;
 };
