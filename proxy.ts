@@ -2,7 +2,19 @@ import { type NextRequest, NextResponse } from "next/server";
 
 /** The console's pages; the sign-in pages and the API are not here. */
 export const config = {
-  matcher: ["/", "/dashboard/:path*", "/devices/:path*", "/team/:path*", "/settings/:path*"],
+  matcher: [
+    "/",
+    "/dashboard/:path*",
+    "/devices/:path*",
+    "/sessions/:path*",
+    "/keys/:path*",
+    "/firewall/:path*",
+    "/tags/:path*",
+    "/team/:path*",
+    "/settings/:path*",
+    "/account/:path*",
+    "/announcements/:path*",
+  ],
 };
 
 /**

@@ -43,7 +43,13 @@ async function* framePages(db: Executor, tenantId: string, uid: string): AsyncGe
   }
 }
 
-function selectFramePage(db: Executor, tenantId: string, uid: string, size: number, after?: { time: string; id: number }) {
+function selectFramePage(
+  db: Executor,
+  tenantId: string,
+  uid: string,
+  size: number,
+  after?: { time: string; id: number },
+) {
   return db
     .select({
       id: sessionRecords.id,
