@@ -113,6 +113,7 @@ export function MfaResetForm({ next }: { next: string }) {
       <TextField
         label="Code from your e-mail"
         name="main_email_code"
+        defaultValue={state.typed?.main_email_code}
         autoComplete="off"
         required
         spellCheck={false}
@@ -121,6 +122,7 @@ export function MfaResetForm({ next }: { next: string }) {
       <TextField
         label="Code from your recovery e-mail"
         name="recovery_email_code"
+        defaultValue={state.typed?.recovery_email_code}
         autoComplete="off"
         required
         spellCheck={false}

@@ -75,7 +75,7 @@ test("a recovery code logs in instead of the app's code", async ({ page }) => {
 function mailedResetCode(email: string) {
   const line = cli("mail", "list")
     .split("\n")
-    .find((entry) => entry.includes(email));
+    .find((entry) => entry.split(/\s+/).includes(email));
   return /_email_code\): (\S+)/.exec(cli("mail", "show", line?.split(/\s+/)[0] ?? ""))?.[1] ?? "";
 }
 

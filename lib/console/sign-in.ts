@@ -19,6 +19,8 @@ export type SignInState = {
   /** Epoch seconds until which this account is locked for this address. */
   lockedUntil?: number;
   unconfirmed?: boolean;
+  /** What was typed, given back after a refusal: a form reset by its action shows it again. */
+  typed?: Record<string, string>;
 };
 
 const mfaCookie = "das.mfa";
@@ -100,15 +102,11 @@ export async function signInWithResetCodes(_state: SignInState, form: FormData):
   const next = safeNext(form.get("next"));
   const ticket = await mfaTicket();
   if (!ticket) redirect(`/login?next=${encodeURIComponent(next)}&expired=1`);
-  return attempt(
-    {
-      identifier: ticket.identifier,
-      main_email_code: text(form, "main_email_code"),
-      recovery_email_code: text(form, "recovery_email_code"),
-      reset: "mfa",
-    },
-    next,
-  );
+  const typed = {
+    main_email_code: text(form, "main_email_code"),
+    recovery_email_code: text(form, "recovery_email_code"),
+  };
+  return { ...(await attempt({ identifier: ticket.identifier, ...typed, reset: "mfa" }, next)), typed };
 }
 
 export async function signOutOfConsole() {
