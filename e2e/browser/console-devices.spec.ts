@@ -169,6 +169,30 @@ test("device page: rename with the rule, tags, remove; a terminal that runs a co
     await page.setViewportSize({ width: 700, height: 720 });
     await expect.poll(columns, { timeout: 15_000 }).toBeLessThan(wide);
 
+    // A paste of more than 5 lines asks first; declined, nothing reaches the shell.
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole("textbox", { name: "Terminal input" }).evaluate((input) => {
+      const data = new DataTransfer();
+      data.setData(
+        "text/plain",
+        "echo pasted-1\necho pasted-2\necho pasted-3\necho pasted-4\necho pasted-5\necho pasted-6\n",
+      );
+      input.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    expect(asked).toEqual(["Paste 6 lines into the terminal?"]);
+    await page.getByRole("textbox", { name: "Terminal input" }).pressSequentially("echo after-$((2+3))\n");
+    await expect.poll(() => terminalText(page), { timeout: 15_000 }).toContain("after-5");
+    expect(await terminalText(page)).not.toContain("pasted-1");
+
+    // Screen reader mode mirrors the output into the accessibility tree.
+    await page.getByRole("button", { name: "Screen reader mode" }).click();
+    await expect(page.getByRole("button", { name: "Screen reader mode" })).toHaveAttribute("aria-pressed", "true");
+    await expect(page.locator(".xterm-accessibility-tree")).toContainText("after-5");
+
     // No keyboard trap: Escape twice in a row moves the focus out of the terminal.
     const terminalInput = page.getByRole("textbox", { name: "Terminal input" });
     await terminalInput.focus();
