@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { maxPatternLength } from "./schemas/common";
 
 /**
  * The rules of users' regular expressions (public-key filters and usernames, firewall rules),
@@ -10,7 +11,6 @@ import { RE2JS } from "re2js";
  * Matching is a search, as in Go's `regexp.MatchString` that ShellHub uses: `web` matches
  * `web-01` and `myweb`; anchor with `^...$` for an exact match.
  */
-export const maxPatternLength = 512;
 // Matching costs time per input character per instruction: counted repeats inflate the program
 // (`.{1000}` is 1,000 instructions), so their total is capped too. Real patterns use under 200.
 const maxProgramSize = 2000;

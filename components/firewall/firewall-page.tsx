@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { ShieldCheck, ShieldOff } from "lucide-react";
+import dynamic from "next/dynamic";
 import { useState } from "react";
 import { toast } from "sonner";
 import { Badge, Button } from "@/components/ui/controls";
@@ -10,10 +11,12 @@ import { EmptyState, LoadFailure, LoadingRows } from "@/components/ui/list-state
 import { CardField, ResponsiveTable } from "@/components/ui/responsive-table";
 import { api, failureText } from "../console/api";
 import { useConsole, usePermission } from "../console/context";
-import { FilterSummary, PatternSummary } from "../keys/rule-editors";
+import { FilterSummary, PatternSummary } from "../keys/rule-summaries";
 import { type FirewallRule, rulePath, useActiveToggle, useFirewallRules, useInvalidateRules } from "./rule-data";
-import { RuleEditor } from "./rule-editor";
-import { RuleTester } from "./rule-tester";
+
+// The editor and the tester (and the regular expression engine of their checks) load after the list.
+const RuleEditor = dynamic(() => import("./rule-editor").then((module) => module.RuleEditor));
+const RuleTester = dynamic(() => import("./rule-tester").then((module) => module.RuleTester));
 
 type Editing = { kind: "add" } | { kind: "edit"; rule: FirewallRule };
 

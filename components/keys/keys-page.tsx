@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { KeyRound } from "lucide-react";
+import dynamic from "next/dynamic";
 import { Fragment, useState } from "react";
 import { toast } from "sonner";
 import { Button, CopyButton } from "@/components/ui/controls";
@@ -12,8 +13,11 @@ import { CardField, ResponsiveTable } from "@/components/ui/responsive-table";
 import { api, failureText } from "../console/api";
 import { usePermission } from "../console/context";
 import { keyPath, type PublicKey, useInvalidateKeys, usePublicKeys } from "./key-data";
-import { KeyEditor } from "./key-editor";
-import { FilterSummary, PatternSummary } from "./rule-editors";
+
+// The editor (and the regular expression engine of its previews) loads when it opens.
+const KeyEditor = dynamic(() => import("./key-editor").then((module) => module.KeyEditor));
+
+import { FilterSummary, PatternSummary } from "./rule-summaries";
 
 type Editing = { kind: "add" } | { kind: "edit"; key: PublicKey };
 

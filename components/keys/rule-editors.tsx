@@ -13,6 +13,7 @@ import { type Answer, ApiFailure, api, failureText } from "../console/api";
 import { useConsole } from "../console/context";
 import { queryKeys } from "../console/query-keys";
 import type { Device } from "../devices/device-data";
+import { matchAll } from "./rule-summaries";
 
 /**
  * The editors that public keys and firewall rules share: a regular-expression field checked as
@@ -22,7 +23,6 @@ import type { Device } from "../devices/device-data";
 
 export type DeviceFilter = z.infer<typeof deviceFilterObject>;
 
-const matchAll = ".*";
 const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 
 /** Whether `pattern` matches somewhere in `input`, as the server searches; undefined when it does not compile. */
@@ -410,32 +410,4 @@ export function FilterEditor({
       <FilterPreview filter={filter} />
     </fieldset>
   );
-}
-
-/** A filter in words: "All devices", "Hostname ^web-", or its tags. */
-export function FilterSummary({ filter }: { filter: DeviceFilter }) {
-  if ("tags" in filter) {
-    if (filter.tags.length === 0) return <span className="text-slate-600 dark:text-slate-400">No device</span>;
-    return (
-      <span className="flex flex-wrap gap-1">
-        {filter.tags.map((tag) => (
-          <Badge key={tag} color="indigo">
-            {tag}
-          </Badge>
-        ))}
-      </span>
-    );
-  }
-  if (filter.hostname === matchAll) return <span>All devices</span>;
-  return (
-    <span>
-      Hostname <code className="font-mono text-xs [overflow-wrap:anywhere]">{filter.hostname}</code>
-    </span>
-  );
-}
-
-/** A pattern in words: "Any user" (or `anyLabel`) for `.*`, else the pattern itself. */
-export function PatternSummary({ pattern, anyLabel = "Any user" }: { pattern: string; anyLabel?: string }) {
-  if (pattern === matchAll) return <span>{anyLabel}</span>;
-  return <code className="font-mono text-xs [overflow-wrap:anywhere]">{pattern}</code>;
 }

@@ -1,12 +1,19 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { BackLink, Callout, Card, NotFoundNotice } from "@/components/ui/controls";
 import { Facts } from "@/components/ui/facts";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ApiFailure, failureText } from "../console/api";
 import { usePermission } from "../console/context";
-import { Player } from "./player";
+
+// The player (and xterm) loads when there is a recording to play.
+const Player = dynamic(() => import("./player").then((module) => module.Player), {
+  ssr: false,
+  loading: () => <p role="status">Loading the player…</p>,
+});
+
 import { type Session, useSession } from "./session-data";
 import { CloseSessionButton, LoginOutcome, SessionDuration, SessionState } from "./session-table";
 

@@ -7,6 +7,9 @@ import { memberRoles } from "@/models/enums";
  */
 export const nameText = () => z.string().normalize("NFC");
 
+/** The longest regular expression a user may write (key filters, firewall rules): lib/user-regex.ts. */
+export const maxPatternLength = 512;
+
 export const tenantId = z.uuid({ message: "expected a tenant id (uuid)" });
 export const memberRole = z.enum(memberRoles);
 export const timestamp = z.date().transform((date) => date.toISOString());

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { maxPatternLength } from "../user-regex";
-import { nameText, pagination, timestamp } from "./common";
+import { maxPatternLength, nameText, pagination, timestamp } from "./common";
 import { tagName } from "./devices";
 import { filterQuery } from "./list-filter";
 

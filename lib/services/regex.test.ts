@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../errors";
-import { maxPatternLength } from "../user-regex";
+import { maxPatternLength } from "../schemas/common";
 import { assertUserRegexes, searchUserRegex } from "./regex";
 
 function refusedFields(patterns: Record<string, string>): string[] {
