@@ -6,6 +6,7 @@ import { useState } from "react";
 import { Button, StateDot } from "@/components/ui/controls";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { RelativeTime, useNow } from "@/components/ui/relative-time";
+import { ResponsiveTable } from "@/components/ui/responsive-table";
 import { failureText } from "../console/api";
 import { usePermission } from "../console/context";
 import { duration, type Session, sessionSeconds, useCloseSession } from "./session-data";
@@ -107,111 +108,73 @@ export function CloseSessionButton({ session }: { session: Session }) {
   );
 }
 
-const cell = "px-3 py-2.5";
-
 /** Sessions as a table from `sm` up and as cards below it. */
 export function SessionTable({ sessions, label }: { sessions: Session[]; label: string }) {
   return (
-    <>
-      <div className="hidden overflow-x-auto rounded-lg border border-slate-200 bg-white sm:block dark:border-slate-800 dark:bg-slate-900">
-        <table className="min-w-full text-sm">
-          <caption className="sr-only">{label}</caption>
-          <thead className="border-b border-slate-200 bg-slate-50 text-left text-slate-700 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
-            <tr>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Status
-              </th>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Device
-              </th>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Login
-              </th>
-              <th scope="col" className={`${cell} hidden font-semibold lg:table-cell`}>
-                Source IP
-              </th>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Started
-              </th>
-              <th scope="col" className={`${cell} hidden font-semibold md:table-cell`}>
-                Duration
-              </th>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Authentication
-              </th>
-              <th scope="col" className={`${cell} font-semibold`}>
-                Recording
-              </th>
-              <th scope="col" className={cell}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-            {sessions.map((session) => (
-              <tr key={session.uid} className="hover:bg-slate-50 dark:hover:bg-slate-800/40">
-                <td className={cell}>
-                  <SessionState session={session} />
-                </td>
-                <td className={`${cell} font-medium whitespace-nowrap`}>
-                  <Link
-                    href={`/devices/${session.device_uid}`}
-                    className="hover:text-indigo-700 hover:underline dark:hover:text-indigo-300"
-                  >
-                    {session.device.name}
-                  </Link>
-                </td>
-                <td className={`${cell} font-mono text-xs`}>{session.username}</td>
-                <td className={`${cell} hidden font-mono text-xs lg:table-cell`}>{session.ip_address}</td>
-                <td className={`${cell} whitespace-nowrap`}>
-                  <Link
-                    href={`/sessions/${session.uid}`}
-                    className="text-indigo-700 hover:underline dark:text-indigo-300"
-                    aria-label={`Session details: ${session.username} on ${session.device.name}, started ${new Date(session.started_at).toLocaleString()}`}
-                  >
-                    <RelativeTime value={session.started_at} />
-                  </Link>
-                </td>
-                <td className={`${cell} hidden whitespace-nowrap md:table-cell`}>
-                  <SessionDuration session={session} />
-                </td>
-                <td className={cell}>
-                  <LoginOutcome session={session} />
-                </td>
-                <td className={cell}>
-                  <PlayLink session={session} />
-                </td>
-                <td className={`${cell} text-right`}>
-                  <CloseSessionButton session={session} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <ul className="grid gap-2 sm:hidden" aria-label={label}>
-        {sessions.map((session) => (
-          <li
-            key={session.uid}
-            className="grid gap-1.5 rounded-lg border border-slate-200 bg-white p-3 text-sm dark:border-slate-800 dark:bg-slate-900"
-          >
-            <div className="flex items-center justify-between gap-2">
-              <Link href={`/sessions/${session.uid}`} className="truncate font-medium">
-                {session.username} on {session.device.name}
-              </Link>
-              <SessionState session={session} />
-            </div>
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              {session.ip_address} · <RelativeTime value={session.started_at} /> · <SessionDuration session={session} />
-            </p>
-            <div className="flex flex-wrap items-center justify-between gap-2">
-              <LoginOutcome session={session} />
-              <PlayLink session={session} />
-              <CloseSessionButton session={session} />
-            </div>
-          </li>
-        ))}
-      </ul>
-    </>
+    <ResponsiveTable
+      label={label}
+      items={sessions}
+      keyOf={(session) => session.uid}
+      columns={[
+        { header: "Status", cell: (session) => <SessionState session={session} /> },
+        {
+          header: "Device",
+          className: "font-medium whitespace-nowrap",
+          cell: (session) => (
+            <Link
+              href={`/devices/${session.device_uid}`}
+              className="hover:text-indigo-700 hover:underline dark:hover:text-indigo-300"
+            >
+              {session.device.name}
+            </Link>
+          ),
+        },
+        { header: "Login", className: "font-mono text-xs", cell: (session) => session.username },
+        {
+          header: "Source IP",
+          className: "hidden font-mono text-xs lg:table-cell",
+          cell: (session) => session.ip_address,
+        },
+        {
+          header: "Started",
+          className: "whitespace-nowrap",
+          cell: (session) => (
+            <Link
+              href={`/sessions/${session.uid}`}
+              className="text-indigo-700 hover:underline dark:text-indigo-300"
+              aria-label={`Session details: ${session.username} on ${session.device.name}, started ${new Date(session.started_at).toLocaleString()}`}
+            >
+              <RelativeTime value={session.started_at} />
+            </Link>
+          ),
+        },
+        {
+          header: "Duration",
+          className: "hidden whitespace-nowrap md:table-cell",
+          cell: (session) => <SessionDuration session={session} />,
+        },
+        { header: "Authentication", cell: (session) => <LoginOutcome session={session} /> },
+        { header: "Recording", cell: (session) => <PlayLink session={session} /> },
+        { header: null, className: "text-right", cell: (session) => <CloseSessionButton session={session} /> },
+      ]}
+      card={(session) => (
+        <>
+          <div className="flex items-center justify-between gap-2">
+            <Link href={`/sessions/${session.uid}`} className="truncate font-medium">
+              {session.username} on {session.device.name}
+            </Link>
+            <SessionState session={session} />
+          </div>
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            {session.ip_address} · <RelativeTime value={session.started_at} /> · <SessionDuration session={session} />
+          </p>
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <LoginOutcome session={session} />
+            <PlayLink session={session} />
+            <CloseSessionButton session={session} />
+          </div>
+        </>
+      )}
+    />
   );
 }
