@@ -1,64 +1,20 @@
 "use client";
 
-import {
-  Cpu,
-  History,
-  KeyRound,
-  LayoutDashboard,
-  Menu,
-  Settings,
-  ShieldCheck,
-  Tags,
-  Users,
-  WifiOff,
-  X,
-} from "lucide-react";
+import { Menu, WifiOff, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
-import type { Action } from "@/lib/auth/roles";
 import { AnnouncementModal } from "../announcements/announcements";
 import { TerminalsProvider } from "../terminal/terminal-dock";
+import { CommandPalette } from "./command-palette";
 import { useConnectivity } from "./connectivity";
 import { useConsole, usePermission } from "./context";
 import { Logo } from "./logo";
 import { NamespaceFromLink, NamespaceSwitcher } from "./namespace-switcher";
+import { type NavItem, navigation } from "./navigation";
 import { NoNamespace } from "./no-namespace";
-import { type Stats, useStats } from "./stats";
+import { useStats } from "./stats";
 import { UserMenu } from "./user-menu";
-
-type NavItem = {
-  href: string;
-  label: string;
-  icon: typeof Cpu;
-  needs: Action;
-  /** A count shown beside the label, and what it counts. */
-  badge?: { count: (stats: Stats) => number; noun: string; tone: "attention" | "live" };
-};
-
-/** The sections; a role that may never read one does not see it. */
-const navigation: NavItem[] = [
-  { href: "/dashboard", label: "Dashboard", icon: LayoutDashboard, needs: "stats.read" },
-  {
-    href: "/devices",
-    label: "Devices",
-    icon: Cpu,
-    needs: "device.read",
-    badge: { count: (stats) => stats.pending_devices, noun: "pending", tone: "attention" },
-  },
-  {
-    href: "/sessions",
-    label: "Sessions",
-    icon: History,
-    needs: "session.read",
-    badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
-  },
-  { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
-  { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
-  { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
-  { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
-  { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
-];
 
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {
   const pathname = usePathname();
@@ -201,6 +157,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <NamespaceFromLink />
           </Suspense>
           <div className="flex-1" />
+          <CommandPalette />
           <span
             className="hidden items-center gap-1.5 text-xs text-slate-600 sm:inline-flex dark:text-slate-400"
             title={isLive ? "Changes appear as they happen" : "Updates paused: retrying"}

@@ -1,0 +1,36 @@
+import { Cpu, History, KeyRound, LayoutDashboard, Settings, ShieldCheck, Tags, Users } from "lucide-react";
+import type { Action } from "@/lib/auth/roles";
+import type { Stats } from "./stats";
+
+export type NavItem = {
+  href: string;
+  label: string;
+  icon: typeof Cpu;
+  needs: Action;
+  /** A count shown beside the label, and what it counts. */
+  badge?: { count: (stats: Stats) => number; noun: string; tone: "attention" | "live" };
+};
+
+/** The sections; a role that may never read one does not see it. */
+export const navigation: NavItem[] = [
+  { href: "/dashboard", label: "Dashboard", icon: LayoutDashboard, needs: "stats.read" },
+  {
+    href: "/devices",
+    label: "Devices",
+    icon: Cpu,
+    needs: "device.read",
+    badge: { count: (stats) => stats.pending_devices, noun: "pending", tone: "attention" },
+  },
+  {
+    href: "/sessions",
+    label: "Sessions",
+    icon: History,
+    needs: "session.read",
+    badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
+  },
+  { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
+  { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
+  { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
+  { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
+  { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
+];
