@@ -11,10 +11,14 @@ export class ApiFailure extends Error {
     readonly requestId?: string,
     /** The answer's JSON: the account routes name the refused fields in an array. */
     readonly body?: unknown,
-    /** A 400's refused fields (`filter.hostname`), to show each message at its input. */
-    readonly fields: { field: string; message: string }[] = [],
   ) {
     super(message);
+  }
+
+  /** A 400's refused fields (`filter.hostname`), to show each message at its input. */
+  get fields(): { field: string; message: string }[] {
+    const fields = (this.body as { fields?: unknown } | undefined)?.fields;
+    return Array.isArray(fields) ? fields : [];
   }
 
   /** Network failures (status 0) and server faults are worth another try; answers are not. */
@@ -53,8 +57,7 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
   const body = await response.json().catch(() => undefined);
   if (response.status === 401) emit({ kind: "unauthorized" });
   const message = typeof body?.message === "string" ? body.message : `The service answered ${response.status}.`;
-  const fields = Array.isArray(body?.fields) ? body.fields : [];
-  throw new ApiFailure(response.status, message, response.headers, body?.request_id, body, fields);
+  throw new ApiFailure(response.status, message, response.headers, body?.request_id, body);
 }
 
 /** A call whose answer is JSON (or nothing); lists carry `X-Total-Count` as `total`. */

@@ -1,4 +1,4 @@
-import { clearFailures, countLoginAttempt } from "../auth/lockout";
+import { clearFailures, countLoginAttempt, type LockoutKey } from "../auth/lockout";
 import { verifyPassword } from "../auth/passwords";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
@@ -16,10 +16,9 @@ import { findUserByIdentifier, hasMfa, loggedIn, requireUser } from "./users";
 export async function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
   const user = await findUserByIdentifier(db, credentials.username);
   const key = { source, subject: user ? `user:${user.id}` : `name:${credentials.username}` };
-  const lockout = await countLoginAttempt(db, key);
-  const isValid = await verifyPassword(user?.passwordHash, credentials.password);
-  if (!user || !isValid) throw unauthorized("invalid username or password", lockout);
-  await clearFailures(db, key);
+  await checkPassword(db, key, user?.passwordHash, credentials.password, "invalid username or password");
+  // An unknown name was refused just above (no password matches a missing hash); this narrows the type.
+  if (!user) throw unauthorized("invalid username or password");
   // Told only after the right password, so the answer reveals nothing to a guesser.
   if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
   if (hasMfa(user)) throw await mfaChallenge(db, user);
@@ -32,8 +31,21 @@ export async function loginUser(db: Executor, credentials: { username: string; p
  */
 export async function confirmOwnPassword(db: Executor, userId: string, password: string, source: string) {
   const user = await requireUser(db, userId);
-  const key = { source, subject: `user:${user.id}` };
+  await checkPassword(db, { source, subject: `user:${user.id}` }, user.passwordHash, password, "the password is wrong");
+}
+
+/**
+ * One password attempt of the pair `key`, counted in the lockout (429 while locked); a wrong
+ * one (or no account: `hash` undefined) is a 401 with `refusal`, a right one clears the count.
+ */
+async function checkPassword(
+  db: Executor,
+  key: LockoutKey,
+  hash: string | undefined,
+  password: string,
+  refusal: string,
+) {
   const lockout = await countLoginAttempt(db, key);
-  if (!(await verifyPassword(user.passwordHash, password))) throw unauthorized("the password is wrong", lockout);
+  if (!(await verifyPassword(hash, password))) throw unauthorized(refusal, lockout);
   await clearFailures(db, key);
 }
