@@ -104,7 +104,10 @@ describe("heartbeat writer", () => {
         await tx.execute(sql`select 1 from devices where uid = ${first} for update`);
       });
       expect(await recorded).toEqual([(await deviceRow(second))?.name, (await deviceRow(first))?.name]);
-      expect(writer.totals).toEqual({ heartbeats: 2, statements: 2 });
+      // At least one aborted statement and its retry; on a busy server the retry can meet a
+      // deadlock once more (with another file's transactions) and take a third statement.
+      expect(writer.totals.heartbeats).toBe(2);
+      expect(writer.totals.statements).toBeGreaterThanOrEqual(2);
     },
   );
 
