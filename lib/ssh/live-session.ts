@@ -3,6 +3,7 @@ import type { Db } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
+import { hub } from "../services/events";
 import {
   createSession,
   endSession,
@@ -20,8 +21,13 @@ const touchEveryMs = 30_000;
 function registry() {
   return processSingleton("live sessions", () => {
     const sessions = new Map<string, LiveSession>();
-    // `POST /api/sessions/{uid}/close` drops the live connection of that session.
+    // `POST /api/sessions/{uid}/close` drops the live connection of that session: at once when
+    // answered on this instance, as soon as its `session.ended` event arrives when answered on
+    // another (docs/scaling.md). A session that ended here is out of the map already.
     sessionClosed.on((closed) => sessions.get(closed.uid)?.close("closed through the API"));
+    hub().subscribeAll((event) => {
+      if (event.type === "session.ended") sessions.get(event.uid)?.close("closed through the API");
+    });
     return { sessions };
   });
 }
@@ -30,7 +36,8 @@ export const newSessionUid = () => randomBytes(32).toString("hex");
 
 /**
  * Closes the live sessions of this instance whose row was marked inactive by another instance
- * (`POST /api/sessions/{uid}/close` answered there): run every 30 s.
+ * (`POST /api/sessions/{uid}/close` answered there): run every 30 s, for an event that did not
+ * arrive (the event history keeps 10 minutes).
  */
 export async function closeSessionsEndedElsewhere(db: Db) {
   const live = [...registry().sessions.keys()];
