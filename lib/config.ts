@@ -52,6 +52,8 @@ export const configSchema = z.object({
   EDITION: z.enum(["cloud", "community"]).default("cloud"),
   DEVICE_OFFLINE_SECONDS: integer(120, 10, 86_400),
   DEVICE_REGISTRATIONS_PER_MINUTE: integer(60, 1, 1_000_000),
+  // How long the audit trail keeps its rows; 0 keeps them for ever.
+  AUDIT_RETENTION_DAYS: integer(365, 0, 36_500),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "expected an smtp:// or smtps:// URL")

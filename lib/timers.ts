@@ -5,6 +5,7 @@ import { errorText } from "./errors";
 import { log } from "./log";
 import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
+import { unscopedPurgeAudit } from "./services/audit";
 import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
@@ -31,6 +32,9 @@ export function startTimers(db: Db, config: Config) {
     every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),
     every(3600, "purging expired terminal tokens", () => unscopedPurgeExpiredTerminalTickets(db)),
     every(86_400, "purging the mail outbox", () => unscopedPurgeOutbox(db)),
+    ...(config.AUDIT_RETENTION_DAYS > 0
+      ? [every(3600, "purging the audit trail", () => unscopedPurgeAudit(db, config.AUDIT_RETENTION_DAYS))]
+      : []),
     ...(config.SMTP_URL
       ? [every(Math.min(15, config.MAIL_RETRY_SECONDS), "delivering mail", async () => startDelivery())]
       : []),

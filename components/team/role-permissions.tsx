@@ -34,6 +34,7 @@ const actionLabels: Record<Action, string> = {
   "firewall.read": "See firewall rules",
   "firewall.manage": "Add, edit and delete firewall rules",
   "stats.read": "See the dashboard's counters",
+  "audit.view": "Read the audit trail (activity)",
 };
 
 /**

@@ -66,6 +66,16 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     expect(response.status).toBe(200);
   }
 
+  /** A key login while a firewall rule denies the account is refused. */
+  async function expectDeniedByRule() {
+    const rule = await seedDenyingRule(namespace, `^${account.name}$`);
+    try {
+      expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(255);
+    } finally {
+      await rule.remove();
+    }
+  }
+
   async function sessionsOf(username: string): Promise<Session[]> {
     const response = await call("GET", "/api/sessions?per_page=100", owner());
     return (response.body as Session[]).filter((session) => session.username === username);
@@ -148,12 +158,7 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     await addKey(otherDevices.line, { filter: { hostname: "^some-other-device$" }, username: ".*" });
     expect((await ssh([...keyOnly(otherDevices.file), target, "true"])).code).toBe(255);
 
-    const rule = await seedDenyingRule(namespace, `^${account.name}$`);
-    try {
-      expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(255);
-    } finally {
-      await rule.remove();
-    }
+    await expectDeniedByRule();
     expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(0);
   });
 
@@ -262,5 +267,35 @@ describe.skipIf(!isRoot)("SSH through the gateway to a real agent (needs root: t
     const result = await long;
     expect(result.code).not.toBe(0);
     expect((await sessionsOf(account.name)).find((session) => session.uid === live?.uid)?.active).toBe(false);
+  });
+
+  it("records every login decision in the namespace's audit trail, with the reason of a refusal", async () => {
+    type Entry = {
+      actor: { type: string; id: string; name: string };
+      source: string;
+      outcome: string;
+      details: Record<string, string>;
+    };
+    const logins = async () =>
+      (await call("GET", `/api/audit?action=ssh.login&target=${deviceUid}&per_page=100`, owner())).body as Entry[];
+    const known = (await logins()).length;
+    await sshWithPassword(port, "not-the-password", ["-o", "NumberOfPasswordPrompts=1", target, "true"]);
+    await expectDeniedByRule();
+    expect((await ssh([...keyOnly(key.file), target, "true"])).code).toBe(0);
+    const [allowed, denied, wrongPassword] = (await logins()).slice(0, 3);
+    expect((await logins()).length).toBe(known + 3);
+    expect(allowed).toMatchObject({
+      outcome: "success",
+      source: "127.0.0.1",
+      actor: { type: "ssh", name: account.name },
+    });
+    expect(allowed?.actor.id).toMatch(/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/);
+    expect(denied).toMatchObject({ outcome: "failure", actor: { id: allowed?.actor.id } });
+    expect(denied?.details.reason).toMatch(/^firewall rule #\d+/);
+    expect(wrongPassword).toMatchObject({
+      outcome: "failure",
+      actor: { type: "ssh", id: "password", name: account.name },
+    });
+    expect(wrongPassword?.details.reason).not.toBe("");
   });
 });

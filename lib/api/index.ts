@@ -2,6 +2,7 @@ import { accountOperations } from "./account";
 import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
+import { auditOperations } from "./audit";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
 import { eventOperations } from "./events";
@@ -34,6 +35,7 @@ export const operations = [
   ...publicKeyOperations,
   ...firewallOperations,
   ...sessionOperations,
+  ...auditOperations,
   ...terminalOperations,
   ...announcementOperations,
   ...internalOperations,

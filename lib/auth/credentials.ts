@@ -3,6 +3,7 @@ import { apiKeys } from "@/models/api-keys";
 import { devices } from "@/models/devices";
 import { members, namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
+import { recordAudit } from "../audit/trail";
 import type { Executor } from "../db";
 import { forbidden, notFound, unauthorized } from "../errors";
 import { checkSameOrigin, readBrowserSession } from "./browser-session";
@@ -12,11 +13,22 @@ import { hashToken } from "./token-hash";
 
 export type Caller =
   | { kind: "user"; userId: string; tokenTenant: string; token: string }
-  | { kind: "apikey"; tenantId: string; role: MemberRole; createdBy: string };
+  | { kind: "apikey"; tenantId: string; role: MemberRole; createdBy: string; keyName: string };
 
 declare const scopeBrand: unique symbol;
-/** A namespace and the caller's current role in it; only built from a verified credential. */
-export type Scope = Readonly<{ tenantId: string; role: MemberRole; actorId: string; via: "jwt" | "apikey" }> & {
+/**
+ * A namespace and the caller's current role in it; only built from a verified credential. The
+ * actor (a user, or the API key `keyName` acting for its creator `actorId`) and the client's
+ * address (`source`) are what the audit trail records.
+ */
+export type Scope = Readonly<{
+  tenantId: string;
+  role: MemberRole;
+  actorId: string;
+  via: "jwt" | "apikey";
+  keyName?: string;
+  source: string;
+}> & {
   readonly [scopeBrand]: true;
 };
 
@@ -26,9 +38,14 @@ const makeScope = (fields: Omit<Scope, typeof scopeBrand>) => fields as Scope;
  * Identifies the caller from `X-API-KEY` (which wins), `Authorization: Bearer`, or else the
  * console's session cookie, which is taken for a write only from the service's own origin.
  */
-export async function resolveCaller(db: Executor, headers: Headers, method: string): Promise<Caller | undefined> {
+export async function resolveCaller(
+  db: Executor,
+  headers: Headers,
+  method: string,
+  source = "",
+): Promise<Caller | undefined> {
   const apiKey = headers.get("x-api-key");
-  if (apiKey !== null) return authenticateApiKey(db, apiKey.trim());
+  if (apiKey !== null) return authenticateApiKey(db, apiKey.trim(), source);
   const authorization = headers.get("authorization");
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
@@ -49,11 +66,16 @@ async function authenticateUserToken(db: Executor, token: string): Promise<Calle
   return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token };
 }
 
-async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {
+/**
+ * The caller of an API key. The refusal of a key that exists (expired, or its creator gone) is a
+ * row of its namespace's audit trail; an unknown key names no namespace to record it in.
+ */
+async function authenticateApiKey(db: Executor, key: string, source: string): Promise<Caller> {
   if (key === "") throw unauthorized("empty X-API-KEY header");
   const [row] = await db
     .select({
       tenantId: apiKeys.tenantId,
+      name: apiKeys.name,
       role: apiKeys.role,
       createdBy: apiKeys.createdBy,
       expiresIn: apiKeys.expiresIn,
@@ -63,14 +85,29 @@ async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {
     .leftJoin(members, and(eq(members.tenantId, apiKeys.tenantId), eq(members.userId, apiKeys.createdBy)))
     .where(eq(apiKeys.keyHash, hashToken(key)));
   if (!row) throw unauthorized("invalid API key");
-  if (row.expiresIn !== -1 && row.expiresIn * 1000 <= Date.now()) throw unauthorized("the API key has expired");
-  if (!row.creatorRole) throw unauthorized("the API key's creator is no longer a member of its namespace");
+  const hasExpired = row.expiresIn !== -1 && row.expiresIn * 1000 <= Date.now();
+  if (hasExpired || !row.creatorRole) {
+    const refusal = hasExpired
+      ? "the API key has expired"
+      : "the API key's creator is no longer a member of its namespace";
+    await recordAudit(db, {
+      tenantId: row.tenantId,
+      actor: { type: "api_key", id: row.name, name: row.name },
+      source,
+      action: "api_key.use",
+      target: { type: "api_key", id: row.name },
+      outcome: "failure",
+      details: { reason: refusal },
+    });
+    throw unauthorized(refusal);
+  }
   // A key never acts above its creator's current role.
   return {
     kind: "apikey",
     tenantId: row.tenantId,
     role: lowerRole(row.role, row.creatorRole),
     createdBy: row.createdBy,
+    keyName: row.name,
   };
 }
 
@@ -78,10 +115,17 @@ async function authenticateApiKey(db: Executor, key: string): Promise<Caller> {
  * The namespace the caller acts in and their role there, read from the database on every
  * request. `pathTenant` is the namespace named by the URL, if any: not being its member is a 404.
  */
-export async function resolveScope(db: Executor, caller: Caller, pathTenant?: string): Promise<Scope> {
+export async function resolveScope(db: Executor, caller: Caller, pathTenant?: string, source = ""): Promise<Scope> {
   if (caller.kind === "apikey") {
     if (pathTenant !== undefined && pathTenant !== caller.tenantId) throw notFound("namespace");
-    return makeScope({ tenantId: caller.tenantId, role: caller.role, actorId: caller.createdBy, via: "apikey" });
+    return makeScope({
+      tenantId: caller.tenantId,
+      role: caller.role,
+      actorId: caller.createdBy,
+      via: "apikey",
+      keyName: caller.keyName,
+      source,
+    });
   }
   const tenantId = pathTenant ?? caller.tokenTenant;
   if (!tenantId) throw forbidden("no namespace selected: create one, or switch with GET /api/token/{tenant}");
@@ -89,7 +133,7 @@ export async function resolveScope(db: Executor, caller: Caller, pathTenant?: st
     .select({ role: members.role })
     .from(members)
     .where(and(eq(members.tenantId, tenantId), eq(members.userId, caller.userId), eq(members.status, "accepted")));
-  if (row) return makeScope({ tenantId, role: row.role, actorId: caller.userId, via: "jwt" });
+  if (row) return makeScope({ tenantId, role: row.role, actorId: caller.userId, via: "jwt", source });
   if (pathTenant !== undefined) throw notFound("namespace");
   const [namespace] = await db
     .select({ tenantId: namespaces.tenantId })

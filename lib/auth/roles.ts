@@ -38,6 +38,7 @@ export const actions = [
   "firewall.read",
   "firewall.manage",
   "stats.read",
+  "audit.view",
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -75,6 +76,7 @@ const administrator: Action[] = [
   "session.play",
   "session.close",
   "firewall.manage",
+  "audit.view",
 ];
 const owner: Action[] = [...administrator, "namespace.delete"];
 

@@ -8,6 +8,7 @@ import { tenantId } from "../schemas/common";
 import { namespaceName } from "../schemas/namespaces";
 import { email, password, username } from "../schemas/users";
 import { createAnnouncement, deleteAnnouncement, listAllAnnouncements } from "../services/announcements";
+import { verifyAuditChain } from "../services/audit";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
 import { isSetUp, setupLink } from "../services/setup";
@@ -31,6 +32,8 @@ export const usage = `Usage: npm run cli -- COMMAND
   mail list                                  the 50 newest mails of the outbox: id, date, status, recipient, subject
   mail show ID                               one mail of the outbox with its text (links included until delivered)
   setup link                                 the first-run page's link, while the service has no account
+  audit verify NAMESPACE                     check the hash chain of a namespace's audit trail (--service: the
+                                             trail of logins outside namespaces); names the first broken row
 `;
 
 class UsageError extends Error {}
@@ -185,6 +188,22 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
         "",
         body.trimEnd(),
       ].join("\n");
+    },
+  },
+  {
+    words: ["audit", "verify"],
+    arity: [1, 1],
+    run: async (db, [name = ""]) => {
+      const tenantId = name === "--service" ? "" : (await unscopedFindNamespace(db, name)).tenantId;
+      const verdict = await verifyAuditChain(db, tenantId);
+      const trail = name === "--service" ? "the service's audit trail" : `the audit trail of '${name}'`;
+      if (!verdict.intact)
+        throw new ApiError(
+          409,
+          `${trail} is broken at row ${verdict.brokenAt}: ${verdict.reason} (${verdict.rows} rows before it are intact)`,
+        );
+      const start = verdict.startsAfterPurge ? ", starting where the last retention purge ended" : "";
+      return `${trail} is intact: ${verdict.rows} rows${start}`;
     },
   },
   {

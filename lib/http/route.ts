@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { ZodError, z } from "zod";
+import { actorOf, recordAudit } from "../audit/trail";
 import {
   type Caller,
   type DeviceCaller,
@@ -88,7 +89,8 @@ async function authorize(operation: Operation, request: Request, params: Record<
     return { device: await resolveDevice(getDb(), request.headers) };
   }
   const db = getDb();
-  const caller = await resolveCaller(db, request.headers, request.method);
+  const source = sourceAddress(request.headers);
+  const caller = await resolveCaller(db, request.headers, request.method, source);
   if (!caller && access.kind === "tenant" && access.allowsNoCredentials) return { scope: null };
   if (!caller) throw unauthorized("missing credentials: send 'Authorization: Bearer <token>' or 'X-API-KEY'");
   if (access.kind === "principal") return { caller };
@@ -96,11 +98,26 @@ async function authorize(operation: Operation, request: Request, params: Record<
     if (caller.kind !== "user") throw forbidden("API keys cannot be used on user routes");
     return { userId: caller.userId, tokenTenant: caller.tokenTenant, token: caller.token };
   }
-  if (caller.kind === "apikey" && access.apiKey === false)
-    throw forbidden("API keys cannot be used for this operation");
   const pathTenant = access.tenantFromPath ? String(params.tenant) : undefined;
-  const scope = await resolveScope(db, caller, pathTenant);
-  if (!can(scope.role, access.permission)) throw forbidden(`the ${scope.role} role may not do this`);
+  const scope = await resolveScope(db, caller, pathTenant, source);
+  const refusal =
+    caller.kind === "apikey" && access.apiKey === false
+      ? "API keys cannot be used for this operation"
+      : !can(scope.role, access.permission)
+        ? `the ${scope.role} role may not do this`
+        : undefined;
+  if (refusal !== undefined) {
+    await recordAudit(db, {
+      tenantId: scope.tenantId,
+      actor: await actorOf(db, scope),
+      source,
+      action: "access.denied",
+      target: { type: "operation", id: operation.id },
+      outcome: "failure",
+      details: { reason: refusal, role: scope.role, method: request.method, path: new URL(request.url).pathname },
+    });
+    throw forbidden(refusal);
+  }
   return { scope };
 }
 

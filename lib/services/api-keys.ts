@@ -10,6 +10,7 @@ import { conflict, forbidden, isUniqueViolation, notFound, ValidationError } fro
 import { paged } from "../results";
 import { chosenKeyRefused } from "../schemas/api-keys";
 import type { Pagination } from "../schemas/common";
+import { audited } from "./audit";
 
 const describe = (row: ApiKeyRow) => ({
   tenant_id: row.tenantId,
@@ -45,23 +46,37 @@ export async function createApiKey(db: Executor, scope: Scope, input: CreateApiK
   assertRoleWithin(scope, role);
   const key = input.key || randomUUID();
   const expiresIn = input.expires_at === -1 ? -1 : Math.floor(Date.now() / 1000) + input.expires_at * 86400;
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      keyHash: hashToken(key),
-      tenantId: scope.tenantId,
-      name: input.name,
-      role,
-      createdBy: scope.actorId,
-      expiresIn,
-    })
-    .returning()
-    .catch((error: unknown) => {
-      throw mapConflict(error);
-    });
-  if (!row) throw new Error("insert returned no row");
-  return { id: key, ...describe(row) };
+  const created = await audited(
+    db,
+    scope,
+    "api_key.create",
+    async (tx) => {
+      const [row] = await tx
+        .insert(apiKeys)
+        .values({
+          keyHash: hashToken(key),
+          tenantId: scope.tenantId,
+          name: input.name,
+          role,
+          createdBy: scope.actorId,
+          expiresIn,
+        })
+        .returning()
+        .catch((error: unknown) => {
+          throw mapConflict(error);
+        });
+      if (!row) throw new Error("insert returned no row");
+      return describe(row);
+    },
+    auditOfKey,
+  );
+  return { id: key, ...created };
 }
+
+const auditOfKey = (key: ReturnType<typeof describe>) => ({
+  target: { type: "api_key", id: key.name },
+  details: { role: key.role, expires_in: key.expires_in },
+});
 
 const sortColumns = {
   expires_in: apiKeys.expiresIn,
@@ -106,19 +121,33 @@ export async function updateApiKey(
 ) {
   const row = await ownKey(db, scope, name);
   if (input.role) assertRoleWithin(scope, input.role);
-  const [updated] = await db
-    .update(apiKeys)
-    .set({ name: input.name ?? row.name, role: input.role ?? row.role })
-    .where(eq(apiKeys.keyHash, row.keyHash))
-    .returning()
-    .catch((error: unknown) => {
-      throw mapConflict(error);
-    });
-  if (!updated) throw notFound("API key");
-  return describe(updated);
+  return audited(
+    db,
+    scope,
+    "api_key.update",
+    async (tx) => {
+      const [updated] = await tx
+        .update(apiKeys)
+        .set({ name: input.name ?? row.name, role: input.role ?? row.role })
+        .where(eq(apiKeys.keyHash, row.keyHash))
+        .returning()
+        .catch((error: unknown) => {
+          throw mapConflict(error);
+        });
+      if (!updated) throw notFound("API key");
+      return describe(updated);
+    },
+    (key) => ({ target: { type: "api_key", id: name }, details: { name: key.name, role: key.role } }),
+  );
 }
 
 export async function deleteApiKey(db: Executor, scope: Scope, name: string) {
   const row = await ownKey(db, scope, name);
-  await db.delete(apiKeys).where(eq(apiKeys.keyHash, row.keyHash));
+  await audited(
+    db,
+    scope,
+    "api_key.delete",
+    (tx) => tx.delete(apiKeys).where(eq(apiKeys.keyHash, row.keyHash)),
+    () => auditOfKey(describe(row)),
+  );
 }

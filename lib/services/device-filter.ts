@@ -2,6 +2,7 @@ import type { PublicKeyFilter } from "@/models/public-keys";
 import type { Scope } from "../auth/credentials";
 import type { Executor, Tx } from "../db";
 import { conflict, notFound } from "../errors";
+import { audited } from "./audit";
 import { searchUserRegex } from "./regex";
 
 /** The device a public key or firewall rule is checked against. */
@@ -40,6 +41,8 @@ export function removeFilterTag(filter: PublicKeyFilter, tag: string): PublicKey
 type FilterStore<Key, Row> = {
   /** What a missing row is called in the 404. */
   what: string;
+  /** The row's kind in the audit trail (`public_key` records `public_key.update`). */
+  auditTarget: string;
   /** The row's filter, locked for update; nothing when the row does not exist. */
   lock: (tx: Tx, scope: Scope, key: Key) => Promise<{ filter: PublicKeyFilter }[]>;
   /** Stores the filter and answers the updated row; nothing when the row does not exist. */
@@ -55,19 +58,28 @@ export function filterTagEditor<Key, Row>(store: FilterStore<Key, Row>) {
     if (!row) throw notFound(store.what);
     return row;
   };
-  const edit = (db: Executor, scope: Scope, key: Key, change: (filter: PublicKeyFilter) => PublicKeyFilter) =>
-    db.transaction(async (tx) => {
+  const recorded = (db: Executor, scope: Scope, key: Key, write: (tx: Tx) => Promise<PublicKeyFilter>) =>
+    audited(db, scope, `${store.auditTarget}.update`, write, (filter) => ({
+      target: { type: store.auditTarget, id: String(key) },
+      details: { filter },
+    }));
+  const edit = async (db: Executor, scope: Scope, key: Key, change: (filter: PublicKeyFilter) => PublicKeyFilter) => {
+    let row: Row | undefined;
+    await recorded(db, scope, key, async (tx) => {
       const [current] = await store.lock(tx, scope, key);
-      const [row] = await store.write(tx, scope, key, change(found(current).filter));
-      return found(row);
+      const filter = change(found(current).filter);
+      [row] = await store.write(tx, scope, key, filter);
+      found(row);
+      return filter;
     });
+    return found(row);
+  };
   return {
     addTag: (db: Executor, scope: Scope, key: Key, tag: string) =>
       edit(db, scope, key, (filter) => addFilterTag(filter, tag)),
     removeTag: (db: Executor, scope: Scope, key: Key, tag: string) =>
       edit(db, scope, key, (filter) => removeFilterTag(filter, tag)),
     /** Makes the filter exactly these tags, replacing a hostname filter too. */
-    replaceTags: async (db: Executor, scope: Scope, key: Key, tags: string[]) =>
-      found((await store.write(db, scope, key, { tags }))[0]),
+    replaceTags: (db: Executor, scope: Scope, key: Key, tags: string[]) => edit(db, scope, key, () => ({ tags })),
   };
 }

@@ -8,6 +8,7 @@ import { readPage } from "../db/paging";
 import { notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
+import { audited } from "./audit";
 import { type FilteredDevice, filterAdmits, filterTagEditor } from "./device-filter";
 import { assertUserRegexes, searchUserRegex } from "./regex";
 
@@ -50,14 +51,28 @@ function columnsOf(input: FirewallRuleInput) {
 
 const ofRule = (scope: Scope, id: number) => and(eq(firewallRules.tenantId, scope.tenantId), eq(firewallRules.id, id));
 
-export async function createFirewallRule(db: Executor, scope: Scope, input: FirewallRuleInput) {
-  const [row] = await db
-    .insert(firewallRules)
-    .values({ tenantId: scope.tenantId, ...columnsOf(input) })
-    .returning();
-  if (!row) throw new Error("insert returned no row");
-  return describe(row);
-}
+const auditOfRule = (rule: ReturnType<typeof describe>) => ({
+  target: { type: "firewall_rule", id: rule.id },
+  details: { ...rule, tenant_id: undefined },
+});
+
+export const createFirewallRule = (db: Executor, scope: Scope, input: FirewallRuleInput) => {
+  const columns = columnsOf(input);
+  return audited(
+    db,
+    scope,
+    "firewall_rule.create",
+    async (tx) => {
+      const [row] = await tx
+        .insert(firewallRules)
+        .values({ tenantId: scope.tenantId, ...columns })
+        .returning();
+      if (!row) throw new Error("insert returned no row");
+      return describe(row);
+    },
+    auditOfRule,
+  );
+};
 
 /** The namespace's rules in the order they are evaluated. */
 export async function listFirewallRules(db: Executor, scope: Scope, query: Pagination) {
@@ -77,19 +92,38 @@ export async function getFirewallRule(db: Executor, scope: Scope, id: number) {
   return describe(row);
 }
 
-export async function updateFirewallRule(db: Executor, scope: Scope, id: number, input: FirewallRuleInput) {
-  const [row] = await db.update(firewallRules).set(columnsOf(input)).where(ofRule(scope, id)).returning();
-  if (!row) throw notFound("firewall rule");
-  return describe(row);
-}
+export const updateFirewallRule = (db: Executor, scope: Scope, id: number, input: FirewallRuleInput) => {
+  const columns = columnsOf(input);
+  return audited(
+    db,
+    scope,
+    "firewall_rule.update",
+    async (tx) => {
+      const [row] = await tx.update(firewallRules).set(columns).where(ofRule(scope, id)).returning();
+      if (!row) throw notFound("firewall rule");
+      return describe(row);
+    },
+    auditOfRule,
+  );
+};
 
 export async function deleteFirewallRule(db: Executor, scope: Scope, id: number) {
-  const [row] = await db.delete(firewallRules).where(ofRule(scope, id)).returning({ id: firewallRules.id });
-  if (!row) throw notFound("firewall rule");
+  await audited(
+    db,
+    scope,
+    "firewall_rule.delete",
+    async (tx) => {
+      const [row] = await tx.delete(firewallRules).where(ofRule(scope, id)).returning();
+      if (!row) throw notFound("firewall rule");
+      return describe(row);
+    },
+    auditOfRule,
+  );
 }
 
 const ruleFilter = filterTagEditor({
   what: "firewall rule",
+  auditTarget: "firewall_rule",
   lock: (tx, scope, id: number) =>
     tx.select({ filter: firewallRules.filter }).from(firewallRules).where(ofRule(scope, id)).for("update"),
   write: (db, scope, id, filter) => db.update(firewallRules).set({ filter }).where(ofRule(scope, id)).returning(),

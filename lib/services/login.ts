@@ -2,6 +2,7 @@ import { clearFailures, countLoginAttempt, type LockoutKey } from "../auth/locko
 import { verifyPassword } from "../auth/passwords";
 import type { Executor } from "../db";
 import { forbidden, unauthorized } from "../errors";
+import { auditedLogin } from "./audit";
 import { mfaChallenge } from "./mfa";
 import { findUserByIdentifier, hasMfa, loggedIn, requireUser } from "./users";
 
@@ -13,16 +14,20 @@ import { findUserByIdentifier, hasMfa, loggedIn, requireUser } from "./users";
  * counts wrong codes against that token and in a lockout of its own (`hasMfa`: never in the
  * community edition), so a person who goes back to the password step is not locked out.
  */
-export async function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
-  const user = await findUserByIdentifier(db, credentials.username);
-  const key = { source, subject: user ? `user:${user.id}` : `name:${credentials.username}` };
-  await checkPassword(db, key, user?.passwordHash, credentials.password, "invalid username or password");
-  // An unknown name was refused just above (no password matches a missing hash); this narrows the type.
-  if (!user) throw unauthorized("invalid username or password");
-  // Told only after the right password, so the answer reveals nothing to a guesser.
-  if (!user.isConfirmed) throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
-  if (hasMfa(user)) throw await mfaChallenge(db, user);
-  return loggedIn(db, user);
+export function loginUser(db: Executor, credentials: { username: string; password: string }, source: string) {
+  return auditedLogin(db, "user.login", { source, identifier: credentials.username }, async (identify) => {
+    const user = await findUserByIdentifier(db, credentials.username);
+    if (user) identify(user);
+    const key = { source, subject: user ? `user:${user.id}` : `name:${credentials.username}` };
+    await checkPassword(db, key, user?.passwordHash, credentials.password, "invalid username or password");
+    // An unknown name was refused just above (no password matches a missing hash); this narrows the type.
+    if (!user) throw unauthorized("invalid username or password");
+    // Told only after the right password, so the answer reveals nothing to a guesser.
+    if (!user.isConfirmed)
+      throw forbidden("this account is not confirmed yet: follow the link in the activation e-mail");
+    if (hasMfa(user)) throw await mfaChallenge(db, user);
+    return loggedIn(db, user);
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Scope } from "../auth/credentials";
 import { isRoleAbove, type MemberRole } from "../auth/roles";
 import type { Executor } from "../db";
 import { conflict, forbidden, isUniqueViolation, notFound } from "../errors";
+import { auditChange, audited } from "./audit";
 import { invitesByMail, sendInvitation } from "./invitations";
 import { getNamespace } from "./namespaces";
 import { findUserByIdentifier, issueUserObject, requireUser } from "./users";
@@ -41,6 +42,13 @@ export async function addMember(db: Executor, scope: Scope, input: { identifier:
         role: input.role,
         status: isInvited ? "pending" : "accepted",
       });
+      await auditChange(
+        tx,
+        scope,
+        isInvited ? "member.invite" : "member.add",
+        { type: "user", id: user.id },
+        { username: user.username, role: input.role },
+      );
       if (!isInvited) return;
       const [namespace] = await tx
         .select({ name: namespaces.name })
@@ -59,22 +67,38 @@ export async function updateMember(db: Executor, scope: Scope, userId: string, r
   const member = await targetMember(db, scope, userId);
   assertMayGrant(scope, role);
   // Conditional on the role just checked, so a concurrent change cannot be overwritten.
-  const updated = await db
-    .update(members)
-    .set({ role })
-    .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
-    .returning({ userId: members.userId });
-  if (updated.length === 0) throw conflict("the member changed meanwhile: try again");
+  await audited(
+    db,
+    scope,
+    "member.update",
+    async (tx) => {
+      const updated = await tx
+        .update(members)
+        .set({ role })
+        .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
+        .returning({ userId: members.userId });
+      if (updated.length === 0) throw conflict("the member changed meanwhile: try again");
+    },
+    () => ({ target: { type: "user", id: userId }, details: { from: member.role, role } }),
+  );
   return getNamespace(db, scope);
 }
 
 export async function removeMember(db: Executor, scope: Scope, userId: string) {
   const member = await targetMember(db, scope, userId);
-  const removed = await db
-    .delete(members)
-    .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
-    .returning({ userId: members.userId });
-  if (removed.length === 0) throw conflict("the member changed meanwhile: try again");
+  await audited(
+    db,
+    scope,
+    "member.remove",
+    async (tx) => {
+      const removed = await tx
+        .delete(members)
+        .where(and(eq(members.tenantId, scope.tenantId), eq(members.userId, userId), eq(members.role, member.role)))
+        .returning({ userId: members.userId });
+      if (removed.length === 0) throw conflict("the member changed meanwhile: try again");
+    },
+    () => ({ target: { type: "user", id: userId }, details: { role: member.role } }),
+  );
   return getNamespace(db, scope);
 }
 

@@ -14,6 +14,7 @@ import { log } from "../log";
 import { queueMail } from "../mail/outbox";
 import { mfaResetMail } from "../mail/templates";
 import { limitMailRequests } from "./account-recovery";
+import { auditedLogin } from "./audit";
 import { issueToken, newTypedCode, normalizeCode } from "./user-tokens";
 import { findUserByIdentifier, getCurrentUser, loggedIn, requireUser } from "./users";
 
@@ -145,7 +146,15 @@ const secondFactorLockoutKey = (source: string, account: string) => ({ source, s
  * The second step of an MFA login. Each try counts against the token (5 at most, from any
  * source) and in the second-factor lockout, both before the code is checked.
  */
-export async function authMfa(db: Executor, input: { token: string; code: string }, source: string) {
+export const authMfa = (db: Executor, input: { token: string; code: string }, source: string) =>
+  auditedLogin(db, "user.mfa", { source, identifier: "" }, (identify) => checkMfaCode(db, input, source, identify));
+
+async function checkMfaCode(
+  db: Executor,
+  input: { token: string; code: string },
+  source: string,
+  identify: (user: UserRow) => void,
+) {
   const [tried] = await db
     .update(userTokens)
     .set({ failures: sql`${userTokens.failures} + 1` })
@@ -162,6 +171,7 @@ export async function authMfa(db: Executor, input: { token: string; code: string
   const key = secondFactorLockoutKey(source, tried.userId);
   const headers = await countLoginAttempt(db, key);
   const user = await requireUser(db, tried.userId);
+  identify(user);
   if (!(await acceptTotp(db, user, input.code))) throw unauthorized("invalid code", headers);
   const used = await db.delete(userTokens).where(eq(userTokens.id, tried.id)).returning({ id: userTokens.id });
   if (used.length === 0) throw unauthorized("invalid or expired MFA token: log in again", headers);
@@ -173,8 +183,19 @@ export async function authMfa(db: Executor, input: { token: string; code: string
  * Logs in with a recovery code instead of a TOTP code. The code is spent, but for 10 minutes it
  * still disables MFA (`X-Expires-At`). Counts in the second-factor lockout.
  */
-export async function recoverMfa(db: Executor, input: { identifier: string; recovery_code: string }, source: string) {
+export const recoverMfa = (db: Executor, input: { identifier: string; recovery_code: string }, source: string) =>
+  auditedLogin(db, "user.mfa_recover", { source, identifier: input.identifier }, (identify) =>
+    checkRecoveryCode(db, input, source, identify),
+  );
+
+async function checkRecoveryCode(
+  db: Executor,
+  input: { identifier: string; recovery_code: string },
+  source: string,
+  identify: (user: UserRow) => void,
+) {
   const user = await findUserByIdentifier(db, input.identifier);
+  if (user) identify(user);
   const key = secondFactorLockoutKey(source, user ? user.id : `name:${input.identifier}`);
   const headers = await countLoginAttempt(db, key);
   const [spent] = user?.mfaEnabled

@@ -10,6 +10,7 @@ import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
+import { audited } from "./audit";
 import { type FilterField, filterToSql } from "./list-filter";
 
 const filterFields: Record<string, FilterField> = {
@@ -138,24 +139,43 @@ export async function editNamespace(db: Executor, scope: Scope, input: EditNames
     changes.allowUnsignedAgents = input.settings.allow_unsigned_agents;
   }
   if (Object.keys(changes).length > 0) {
-    await db
-      .update(namespaces)
-      .set(changes)
-      .where(eq(namespaces.tenantId, scope.tenantId))
-      .catch((error: unknown) => {
-        throw nameTaken(error);
-      });
+    await audited(
+      db,
+      scope,
+      "namespace.update",
+      (tx) =>
+        tx
+          .update(namespaces)
+          .set(changes)
+          .where(eq(namespaces.tenantId, scope.tenantId))
+          .catch((error: unknown) => {
+            throw nameTaken(error);
+          }),
+      () => ({ target: { type: "namespace", id: scope.tenantId }, details: { ...input } }),
+    );
   }
   return getNamespace(db, scope);
 }
 
-/** Deletes a namespace; its members, API keys, devices, public keys and sessions go with it. */
+/**
+ * Deletes a namespace; its members, API keys, devices, public keys and sessions go with it. Its
+ * audit trail stays, ending with the deletion, until the retention purge takes it.
+ */
 export async function deleteNamespace(db: Executor, scope: Scope) {
-  const deleted = await db
-    .delete(namespaces)
-    .where(eq(namespaces.tenantId, scope.tenantId))
-    .returning({ tenantId: namespaces.tenantId });
-  if (deleted.length === 0) throw notFound("namespace");
+  await audited(
+    db,
+    scope,
+    "namespace.delete",
+    async (tx) => {
+      const deleted = await tx
+        .delete(namespaces)
+        .where(eq(namespaces.tenantId, scope.tenantId))
+        .returning({ tenantId: namespaces.tenantId, name: namespaces.name });
+      if (deleted.length === 0) throw notFound("namespace");
+      return deleted[0];
+    },
+    (deleted) => ({ target: { type: "namespace", id: scope.tenantId }, details: { name: deleted?.name } }),
+  );
 }
 
 export async function getSessionRecord(db: Executor, scope: Scope): Promise<boolean> {
@@ -168,7 +188,13 @@ export async function getSessionRecord(db: Executor, scope: Scope): Promise<bool
 }
 
 export async function setSessionRecord(db: Executor, scope: Scope, value: boolean) {
-  await db.update(namespaces).set({ sessionRecord: value }).where(eq(namespaces.tenantId, scope.tenantId));
+  await audited(
+    db,
+    scope,
+    "namespace.update",
+    (tx) => tx.update(namespaces).set({ sessionRecord: value }).where(eq(namespaces.tenantId, scope.tenantId)),
+    () => ({ target: { type: "namespace", id: scope.tenantId }, details: { settings: { session_record: value } } }),
+  );
   return getSessionRecord(db, scope);
 }
 

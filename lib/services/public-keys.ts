@@ -9,6 +9,7 @@ import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
+import { audited } from "./audit";
 import { filterAdmits, filterTagEditor } from "./device-filter";
 import { type FilterField, filterToSql } from "./list-filter";
 import { sshKeyFingerprint } from "./public-key-format";
@@ -36,6 +37,20 @@ const ofKey = (scope: Scope, fingerprint: string) =>
 export async function createPublicKey(db: Executor, scope: Scope, input: PublicKeyRules & { data: string }) {
   const fingerprint = sshKeyFingerprint(input.data);
   assertRegexes(input);
+  return audited(db, scope, "public_key.create", (tx) => insertPublicKey(tx, scope, fingerprint, input), auditOfKey);
+}
+
+const auditOfKey = (key: ReturnType<typeof describe>) => ({
+  target: { type: "public_key", id: key.fingerprint },
+  details: { name: key.name, username: key.username, filter: key.filter },
+});
+
+async function insertPublicKey(
+  db: Executor,
+  scope: Scope,
+  fingerprint: string,
+  input: PublicKeyRules & { data: string },
+) {
   const [row] = await db
     .insert(publicKeys)
     .values({
@@ -83,25 +98,40 @@ export async function listPublicKeys(db: Executor, scope: Scope, query: Paginati
 
 export async function updatePublicKey(db: Executor, scope: Scope, fingerprint: string, input: PublicKeyRules) {
   assertRegexes(input);
-  const [row] = await db
-    .update(publicKeys)
-    .set({ name: input.name, username: input.username, filter: input.filter })
-    .where(ofKey(scope, fingerprint))
-    .returning();
-  if (!row) throw notFound("public key");
-  return describe(row);
+  return audited(
+    db,
+    scope,
+    "public_key.update",
+    async (tx) => {
+      const [row] = await tx
+        .update(publicKeys)
+        .set({ name: input.name, username: input.username, filter: input.filter })
+        .where(ofKey(scope, fingerprint))
+        .returning();
+      if (!row) throw notFound("public key");
+      return describe(row);
+    },
+    auditOfKey,
+  );
 }
 
 export async function deletePublicKey(db: Executor, scope: Scope, fingerprint: string) {
-  const [row] = await db
-    .delete(publicKeys)
-    .where(ofKey(scope, fingerprint))
-    .returning({ fingerprint: publicKeys.fingerprint });
-  if (!row) throw notFound("public key");
+  await audited(
+    db,
+    scope,
+    "public_key.delete",
+    async (tx) => {
+      const [row] = await tx.delete(publicKeys).where(ofKey(scope, fingerprint)).returning();
+      if (!row) throw notFound("public key");
+      return describe(row);
+    },
+    auditOfKey,
+  );
 }
 
 const keyFilter = filterTagEditor({
   what: "public key",
+  auditTarget: "public_key",
   lock: (tx, scope, fingerprint: string) =>
     tx.select({ filter: publicKeys.filter }).from(publicKeys).where(ofKey(scope, fingerprint)).for("update"),
   write: (db, scope, fingerprint, filter) =>

@@ -11,6 +11,7 @@ import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
 import { recordFrame, type SessionListQuery } from "../schemas/sessions";
+import { audited } from "./audit";
 import { describeDevice, namespaceState } from "./device-view";
 import { publishEvents } from "./events";
 
@@ -83,12 +84,21 @@ export const sessionClosed = processEvent<ClosedSession>("session closed");
 
 /** Marks a session of the namespace inactive; `deviceUid` must be the session's device. */
 export async function closeSession(db: Executor, scope: Scope, uid: string, deviceUid: string) {
-  const [closed] = await db
-    .update(sessions)
-    .set({ active: false })
-    .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid), eq(sessions.deviceUid, deviceUid)))
-    .returning({ uid: sessions.uid, tenantId: sessions.tenantId, deviceUid: sessions.deviceUid });
-  if (!closed) throw notFound("session");
+  const closed = await audited(
+    db,
+    scope,
+    "session.close",
+    async (tx) => {
+      const [row] = await tx
+        .update(sessions)
+        .set({ active: false })
+        .where(and(eq(sessions.tenantId, scope.tenantId), eq(sessions.uid, uid), eq(sessions.deviceUid, deviceUid)))
+        .returning({ uid: sessions.uid, tenantId: sessions.tenantId, deviceUid: sessions.deviceUid });
+      if (!row) throw notFound("session");
+      return row;
+    },
+    () => ({ target: { type: "session", id: uid }, details: { device: deviceUid } }),
+  );
   sessionClosed.emit(closed);
   await announceEnded(db, [{ uid: closed.uid, tenantId: closed.tenantId, patch: { active: false } }]);
 }

@@ -4,6 +4,7 @@ import ssh2 from "ssh2";
 import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { publicKeys } from "@/models/public-keys";
+import { recordAudit } from "../audit/trail";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { hexUidShape } from "../protocol";
@@ -130,4 +131,24 @@ export async function assertFirewallAllows(db: Executor, device: TargetDevice, u
   const { action, rule } = await decideConnection(db, device.tenantId, { sourceIp, username: user, device });
   if (action === "deny")
     throw new Refusal(`firewall rule #${rule?.id} (priority ${rule?.priority}) denies the connection`);
+}
+
+/**
+ * Records one SSH login decision (gateway or browser terminal) in the device's namespace: who
+ * (the login, with the key's fingerprint or "password"), from where, allowed or refused and why.
+ */
+export function auditSshLogin(
+  db: Executor,
+  device: TargetDevice,
+  login: { user: string; source: string; key?: ParsedKey; session: string; refusal?: string },
+) {
+  return recordAudit(db, {
+    tenantId: device.tenantId,
+    actor: { type: "ssh", id: login.key ? md5Fingerprint(login.key.getPublicSSH()) : "password", name: login.user },
+    source: login.source,
+    action: "ssh.login",
+    target: { type: "device", id: device.uid },
+    outcome: login.refusal === undefined ? "success" : "failure",
+    details: { device: device.name, session: login.session, ...(login.refusal ? { reason: login.refusal } : {}) },
+  });
 }

@@ -9,6 +9,7 @@ import { readPage } from "../db/paging";
 import { conflict, notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
+import { auditChange } from "./audit";
 import { publishEvents } from "./events";
 
 /** The `filter.tags` array of public keys and firewall rules (absent in the hostname form). */
@@ -94,6 +95,7 @@ export async function renameTag(db: Executor, scope: Scope, from: string, to: st
         })
         .where(and(eq(table.tenantId, scope.tenantId), sql`${tagsOf} ? ${from}`));
     }
+    await auditChange(tx, scope, "tag.rename", { type: "tag", id: from }, { to, devices: renamed.length });
     return renamed;
   });
   await announceTags(db, scope, changed);
@@ -101,7 +103,7 @@ export async function renameTag(db: Executor, scope: Scope, from: string, to: st
 
 /** Removes a tag from every device, public key and firewall rule of the namespace. */
 export async function deleteTag(db: Executor, scope: Scope, tag: string) {
-  const { changed, fromDevices } = await db.transaction(async (tx) => {
+  const { fromDevices } = await db.transaction(async (tx) => {
     const fromDevices = await tx
       .update(devices)
       .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
@@ -117,8 +119,10 @@ export async function deleteTag(db: Executor, scope: Scope, tag: string) {
         .returning({ tenantId: table.tenantId });
       total += rows.length;
     }
+    // Nothing had the tag: the 404 below rolls back this row too.
+    if (total === 0) throw notFound(`tag '${tag}'`);
+    await auditChange(tx, scope, "tag.delete", { type: "tag", id: tag }, { devices: fromDevices.length });
     return { changed: total, fromDevices };
   });
-  if (changed === 0) throw notFound(`tag '${tag}'`);
   await announceTags(db, scope, fromDevices);
 }

@@ -2,12 +2,16 @@ import type { Client, ParsedKey } from "ssh2";
 import { clearFailures, countAttempt } from "../auth/lockout";
 import { getConfig } from "../config";
 import type { Db } from "../db";
+import { errorText } from "../errors";
+import { log } from "../log";
 import {
   assertFirewallAllows,
   assertKeyAdmitted,
+  auditSshLogin,
   keyProvenBySignature,
   Refusal,
   type Target,
+  type TargetDevice,
   type UserNameSignature,
   unscopedFindTargetDevice,
 } from "../services/ssh-access";
@@ -44,9 +48,16 @@ export class DeviceLogin {
    */
   async wouldAdmitKey(target: Target, key: ParsedKey): Promise<void> {
     const device = await unscopedFindTargetDevice(this.db, target);
-    if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+    // A client asks this of each key it holds until one is admitted: a key that is not is no
+    // decision to record. The device being offline, or a firewall rule, is.
     await assertKeyAdmitted(this.db, device, target.user, key);
-    await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
+    try {
+      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+      await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
+    } catch (error) {
+      if (error instanceof Refusal) await this.audit(device, target, key, error.message);
+      throw error;
+    }
   }
 
   /** A full attempt: on success, the logged-in connection to the device. Throws a Refusal. */
@@ -62,6 +73,7 @@ export class DeviceLogin {
       throw new Refusal("a later attempt named another device");
     }
     const session = this.session;
+    let key: ParsedKey | undefined;
     try {
       // Checked first: no credential is tried on an offline device, so it counts for nothing.
       if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
@@ -71,7 +83,7 @@ export class DeviceLogin {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
-      const key =
+      key =
         "userNameSignature" in credential
           ? await keyProvenBySignature(this.db, device, target.user, credential.userNameSignature)
           : "key" in credential
@@ -89,10 +101,20 @@ export class DeviceLogin {
       await clearFailures(this.db, lockout);
       await session.authenticated();
       session.reason = "";
+      await this.audit(device, target, key);
       return link;
     } catch (error) {
       session.reason = error instanceof Refusal ? error.message : "internal error";
+      await this.audit(device, target, key, session.reason);
       throw error;
     }
+  }
+
+  private async audit(device: TargetDevice, target: Target, key: ParsedKey | undefined, refusal?: string) {
+    const login = { user: target.user, source: this.peer.ip, key, session: this.sessionUid, refusal };
+    // The login's outcome stands whether or not its audit row could be written; the log says so.
+    await auditSshLogin(this.db, device, login).catch((error: unknown) =>
+      log.warn("writing an SSH login's audit row failed", { session: this.sessionUid, error: errorText(error) }),
+    );
   }
 }

@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { apiKeys } from "@/models/api-keys";
+import { type AuditEntryRow, auditEntries } from "@/models/audit";
+import { users } from "@/models/users";
+import type { Executor } from "../db";
+
+export type AuditActor = {
+  /** `ssh`: a client logging into a device (id: the key's fingerprint or "password"; name: the login). */
+  type: "user" | "api_key" | "device" | "ssh" | "system" | "anonymous";
+  id: string;
+  name: string;
+};
+
+export type AuditRecord = {
+  /** The namespace, or "" for a decision outside any namespace. */
+  tenantId: string;
+  actor: AuditActor;
+  source: string;
+  action: string;
+  target: { type: string; id: string };
+  outcome?: "success" | "failure";
+  details?: Record<string, unknown>;
+};
+
+/** The system's own work (timers, the CLI): no client address. */
+export const systemActor: AuditActor = { type: "system", id: "system", name: "system" };
+
+/** The chain's start: the previous hash of a namespace's first row. */
+export const genesisHash = "";
+
+/**
+ * JSON with every object's keys sorted, at any depth: the text a row's hash covers must not
+ * depend on key order, which PostgreSQL's jsonb does not keep.
+ */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+type HashedFields = Omit<AuditEntryRow, "id" | "hash">;
+
+/** SHA-256 over the previous row's hash and this row's content (everything but id and hash). */
+export function auditHash(row: HashedFields): string {
+  const content = canonicalJson({
+    tenant_id: row.tenantId,
+    at: row.at.toISOString(),
+    actor_type: row.actorType,
+    actor_id: row.actorId,
+    actor_name: row.actorName,
+    source: row.source,
+    action: row.action,
+    target_type: row.targetType,
+    target_id: row.targetId,
+    outcome: row.outcome,
+    details: row.details,
+  });
+  return createHash("sha256").update(row.previousHash).update("\n").update(content).digest("hex");
+}
+
+// One chain per namespace: its rows are written one at a time, in id order.
+export const chainLock = (tenantId: string) =>
+  sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${tenantId}`}, 0))`;
+
+/**
+ * Appends a row to its namespace's chain. Pass the transaction of the change it records: the
+ * row commits with the change or not at all. The namespace's chain is locked until that
+ * transaction ends, so audited changes of one namespace commit one at a time.
+ */
+export async function recordAudit(db: Executor, record: AuditRecord): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(chainLock(record.tenantId));
+    const [last] = await tx
+      .select({ hash: auditEntries.hash })
+      .from(auditEntries)
+      .where(eq(auditEntries.tenantId, record.tenantId))
+      .orderBy(desc(auditEntries.id))
+      .limit(1);
+    const row: HashedFields = {
+      tenantId: record.tenantId,
+      at: new Date(),
+      actorType: record.actor.type,
+      actorId: record.actor.id,
+      actorName: record.actor.name,
+      source: record.source,
+      action: record.action,
+      targetType: record.target.type,
+      targetId: record.target.id,
+      outcome: record.outcome ?? "success",
+      details: record.details ?? {},
+      previousHash: last?.hash ?? genesisHash,
+    };
+    await tx.insert(auditEntries).values({ ...row, hash: auditHash(row) });
+  });
+}
+
+/** Who acts with a namespace's credential: the user, or the API key (`keyName`) acting for its creator. */
+export type Acting = { tenantId: string; actorId: string; via: "jwt" | "apikey"; keyName?: string };
+
+/** The audit actor of a credential, named as it is now (a username, an API key's name). */
+export async function actorOf(db: Executor, acting: Acting): Promise<AuditActor> {
+  if (acting.via === "apikey" && acting.keyName !== undefined) {
+    const [key] = await db
+      .select({ name: apiKeys.name })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.tenantId, acting.tenantId), eq(apiKeys.name, acting.keyName)));
+    return { type: "api_key", id: acting.keyName, name: key?.name ?? acting.keyName };
+  }
+  const [user] = await db.select({ username: users.username }).from(users).where(eq(users.id, acting.actorId));
+  return { type: "user", id: acting.actorId, name: user?.username ?? "" };
+}
