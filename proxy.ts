@@ -10,6 +10,7 @@ export const config = {
     "/keys/:path*",
     "/firewall/:path*",
     "/tags/:path*",
+    "/activity/:path*",
     "/team/:path*",
     "/settings/:path*",
     "/account/:path*",

@@ -1,4 +1,4 @@
-import { Cpu, History, KeyRound, LayoutDashboard, Settings, ShieldCheck, Tags, Users } from "lucide-react";
+import { Cpu, History, KeyRound, LayoutDashboard, ScrollText, Settings, ShieldCheck, Tags, Users } from "lucide-react";
 import type { Action } from "@/lib/auth/roles";
 import type { Stats } from "./stats";
 
@@ -32,5 +32,6 @@ export const navigation: NavItem[] = [
   { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
   { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
   { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
+  { href: "/activity", label: "Activity", icon: ScrollText, needs: "audit.view" },
   { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
 ];

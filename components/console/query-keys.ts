@@ -26,6 +26,8 @@ export const queryKeys = {
   /** The namespace itself: name, members, settings, device count and limit. */
   namespace: (tenant: string) => ["namespace", tenant] as const,
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,
+  /** The audit trail (the activity page), by its filters and page. */
+  audit: (tenant: string, params: Record<string, unknown>) => ["audit", tenant, params] as const,
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

@@ -1,7 +1,6 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { toast } from "sonner";
 import type { z } from "zod";
 import { pageSizes } from "@/components/ui/pagination";
@@ -10,6 +9,7 @@ import { api, failureText, json } from "../console/api";
 import { useConnectivity } from "../console/connectivity";
 import { useConsole } from "../console/context";
 import { queryKeys } from "../console/query-keys";
+import { useUrlState } from "../console/url-state";
 
 export type Session = z.infer<typeof sessionObject>;
 
@@ -60,16 +60,8 @@ function serialize(params: SessionListParams): string {
 export const isSessionFilterSet = (params: SessionListParams) =>
   params.device !== "" || params.login !== "" || params.authenticated !== "any" || params.recorded !== "any";
 
-/** The history's state in the URL; a change of anything but the page starts at page 1. */
-export function useSessionListParams(): [SessionListParams, (change: Partial<SessionListParams>) => void] {
-  const query = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = parse(new URLSearchParams(query.toString()));
-  const update = (change: Partial<SessionListParams>) =>
-    router.push(`${pathname}${serialize({ ...params, ...change, page: change.page ?? 1 })}`, { scroll: false });
-  return [params, update];
-}
+/** The filters and page in the URL. */
+export const useSessionListParams = () => useUrlState<SessionListParams>(parse, serialize);
 
 /** The API's query for a view: the console's words become `GET /api/sessions`'s filters. */
 export function sessionListPath(params: SessionListParams & { active?: boolean }): string {

@@ -2,8 +2,7 @@
 
 import { X } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useState } from "react";
-import { Button, Card, SearchField, selectStyle } from "@/components/ui/controls";
+import { Button, Card, selectStyle, TextFilter } from "@/components/ui/controls";
 import { LoadFailure, LoadingRows } from "@/components/ui/list-states";
 import { Pagination } from "@/components/ui/pagination";
 import { failureText } from "../console/api";
@@ -50,28 +49,6 @@ function ActiveSessions() {
   );
 }
 
-function LoginFilter({ value, onChange }: { value: string; onChange: (login: string) => void }) {
-  const [text, setText] = useState(value);
-  useEffect(() => setText(value), [value]);
-  return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        onChange(text.trim());
-      }}
-    >
-      <SearchField
-        label="Filter by login"
-        placeholder="Login, e.g. root"
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        onBlur={() => text.trim() !== value && onChange(text.trim())}
-        className="w-44"
-      />
-    </form>
-  );
-}
-
 function DeviceChip({ uid, onClear }: { uid: string; onClear: () => void }) {
   const device = useDevice(uid);
   return (
@@ -100,7 +77,13 @@ function SessionHistory() {
         All sessions
       </h2>
       <div className="flex flex-wrap items-center gap-2">
-        <LoginFilter value={params.login} onChange={(login) => update({ login })} />
+        <TextFilter
+          label="Filter by login"
+          placeholder="Login, e.g. root"
+          value={params.login}
+          onChange={(login) => update({ login })}
+          className="w-44"
+        />
         <select
           aria-label="Filter by authentication"
           className={selectStyle}

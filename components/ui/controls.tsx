@@ -8,6 +8,7 @@ import {
   type InputHTMLAttributes,
   type ReactNode,
   type SelectHTMLAttributes,
+  useEffect,
   useId,
   useState,
 } from "react";
@@ -325,3 +326,41 @@ export const SearchField = forwardRef<HTMLInputElement, InputHTMLAttributes<HTML
     );
   },
 );
+
+/**
+ * A search box that filters when its text is submitted (Enter) or left, not at every keystroke:
+ * the filter lives in the URL, and each change is a page of history.
+ */
+export function TextFilter({
+  label,
+  placeholder,
+  value,
+  onChange,
+  className,
+}: {
+  label: string;
+  placeholder: string;
+  value: string;
+  onChange: (text: string) => void;
+  className?: string;
+}) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        onChange(text.trim());
+      }}
+    >
+      <SearchField
+        label={label}
+        placeholder={placeholder}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onBlur={() => text.trim() !== value && onChange(text.trim())}
+        className={className}
+      />
+    </form>
+  );
+}

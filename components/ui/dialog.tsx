@@ -13,6 +13,7 @@ export function Dialog({
   title,
   description,
   isWide,
+  isDrawer,
   children,
 }: {
   isOpen: boolean;
@@ -21,6 +22,8 @@ export function Dialog({
   description?: ReactNode;
   /** Room for a form (an editor), not just a question. */
   isWide?: boolean;
+  /** A panel along the right edge, the page still in view beside it (details of a row). */
+  isDrawer?: boolean;
   children: ReactNode;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -38,7 +41,7 @@ export function Dialog({
       onClose={onClose}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      className={`m-auto w-[calc(100%-2rem)] ${isWide ? "max-w-2xl" : "max-w-md"} rounded-xl border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
+      className={`${isDrawer ? "my-0 mr-0 ml-auto h-dvh max-h-dvh w-full max-w-lg overflow-y-auto border-l" : `m-auto w-[calc(100%-2rem)] ${isWide ? "max-w-2xl" : "max-w-md"} rounded-xl border`} border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
     >
       {isOpen && (
         <div className="grid gap-4 p-5">
