@@ -2,6 +2,7 @@ import { accountOperations } from "./account";
 import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
+import { connectorOperations } from "./connectors";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
 import { eventOperations } from "./events";
@@ -28,6 +29,7 @@ export const operations = [
   ...agentOperations,
   ...deviceOperations,
   ...containerOperations,
+  ...connectorOperations,
   ...tagOperations,
   ...statsOperations,
   ...eventOperations,

@@ -37,6 +37,8 @@ export const actions = [
   "session.close",
   "firewall.read",
   "firewall.manage",
+  "connector.read",
+  "connector.manage",
   "stats.read",
 ] as const;
 export type Action = (typeof actions)[number];
@@ -50,6 +52,7 @@ const observer: Action[] = [
   "publickey.read",
   "session.read",
   "firewall.read",
+  "connector.read",
   "stats.read",
 ];
 const operator: Action[] = [
@@ -75,6 +78,7 @@ const administrator: Action[] = [
   "session.play",
   "session.close",
   "firewall.manage",
+  "connector.manage",
 ];
 const owner: Action[] = [...administrator, "namespace.delete"];
 
