@@ -10,7 +10,15 @@ import { ApiError, type FieldIssue, notFound, ValidationError } from "../errors"
 import { paged } from "../results";
 import type { CreateConnectorBody, UpdateConnectorBody } from "../schemas/connectors";
 import { announceOffline } from "./agent";
-import { describeEngineFailure, type EngineTarget, engineClient, readEngineInfo } from "./container-engine";
+import {
+  describeEngineFailure,
+  type EngineTarget,
+  type ExecOptions,
+  engineClient,
+  execInContainer,
+  type RunningExec,
+  readEngineInfo,
+} from "./container-engine";
 import { publishEvents } from "./events";
 
 /** The connector as the API answers it: the TLS key never leaves the server. */
@@ -256,3 +264,29 @@ export async function unscopedSetContainersOffline(db: Executor, connectorUid: s
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
   await announceOffline(db, offline);
 }
+
+/** A device that is a container: where its engine is, and the container's id there. */
+export type ContainerTarget = { target: EngineTarget; containerId: string };
+
+/** The container a device is, when it is one; undefined for a device with an agent. */
+export async function unscopedFindContainer(db: Executor, deviceUid: string): Promise<ContainerTarget | undefined> {
+  const [row] = await db
+    .select({ connector: connectors, containerId: connectorContainers.containerId })
+    .from(connectorContainers)
+    .innerJoin(connectors, eq(connectors.uid, connectorContainers.connectorUid))
+    .where(eq(connectorContainers.deviceUid, deviceUid));
+  return row && { target: engineTarget(row.connector), containerId: row.containerId };
+}
+
+/** Whether the device, a container, runs now (its connector reached the engine and saw it running). */
+export async function unscopedIsDeviceOnline(db: Executor, deviceUid: string) {
+  const [row] = await db.select({ online: devices.online }).from(devices).where(eq(devices.uid, deviceUid));
+  return row?.online === true;
+}
+
+export type EngineContainerHandle = { exec: (options: ExecOptions) => Promise<RunningExec> };
+
+/** Runs commands in the container through its engine. */
+export const openContainerHandle = (container: ContainerTarget): EngineContainerHandle => ({
+  exec: (options) => execInContainer(container.target, container.containerId, options),
+});

@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import type { Duplex } from "node:stream";
 import tls from "node:tls";
 import Docker from "dockerode";
 import { z } from "zod";
@@ -201,4 +202,69 @@ export function describeEngineFailure(
     return { state: "disconnected", message: "the engine closed the connection" };
   }
   return { state: "error", message: failure.message ?? "unknown failure" };
+}
+
+export type ExecOptions = {
+  command: string[];
+  user: string;
+  env: string[];
+  /** A terminal of this size; none: plain stdout and stderr. */
+  size?: { rows: number; cols: number };
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+};
+
+/** A running exec: its terminal's resize, and its exit code once it ended. */
+export type RunningExec = { resize: (rows: number, cols: number) => void; exitCode: Promise<number> };
+
+const execExitPolls = 50;
+
+/**
+ * Runs a command in a container through the engine's exec API, attached: `stdin` goes in (its
+ * end closes the command's input), the output comes out (one stream with a terminal, else stdout
+ * and stderr apart).
+ */
+export async function execInContainer(
+  target: EngineTarget,
+  containerId: string,
+  options: ExecOptions,
+): Promise<RunningExec> {
+  const engine = engineClient(target, { streams: true });
+  const isTty = options.size !== undefined;
+  const exec = await engine.getContainer(containerId).exec({
+    Cmd: options.command,
+    User: options.user,
+    Env: options.env,
+    Tty: isTty,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true, Tty: isTty })) as NodeJS.ReadWriteStream;
+  const resize = (rows: number, cols: number) => {
+    exec.resize({ h: rows, w: cols }).catch(() => {});
+  };
+  if (options.size) resize(options.size.rows, options.size.cols);
+  if (isTty) stream.pipe(options.stdout, { end: false });
+  else engine.modem.demuxStream(stream, options.stdout, options.stderr);
+  // Without a terminal the client's EOF closes the command's input; with one, as on a device, it
+  // ends nothing (the shell exits when told to, or when the user's channel closes).
+  options.stdin.pipe(stream, { end: !isTty });
+  options.stdin.once("close", () => (stream as unknown as Duplex).destroy());
+  const ended = new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", () => resolve());
+  });
+  const exitCode = ended.then(async () => {
+    // The engine may answer the inspection a moment before it has the exit code.
+    for (let poll = 0; poll < execExitPolls; poll++) {
+      const state = await exec.inspect();
+      if (!state.Running) return state.ExitCode ?? 255;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return 255;
+  });
+  return { resize, exitCode };
 }

@@ -2,6 +2,7 @@ import type { Client, ParsedKey } from "ssh2";
 import { clearFailures, countAttempt } from "../auth/lockout";
 import { getConfig } from "../config";
 import type { Db } from "../db";
+import { type ContainerTarget, unscopedFindContainer, unscopedIsDeviceOnline } from "../services/connectors";
 import {
   assertFirewallAllows,
   assertKeyAdmitted,
@@ -11,6 +12,7 @@ import {
   type UserNameSignature,
   unscopedFindTargetDevice,
 } from "../services/ssh-access";
+import { dialContainer } from "./container-link";
 import { locateTunnel, openDeviceChannel } from "./device-channel";
 import { dialDevice } from "./device-link";
 import { LiveSession, newSessionUid } from "./live-session";
@@ -44,9 +46,17 @@ export class DeviceLogin {
    */
   async wouldAdmitKey(target: Target, key: ParsedKey): Promise<void> {
     const device = await unscopedFindTargetDevice(this.db, target);
-    if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+    await this.assertReachable(device.uid, await unscopedFindContainer(this.db, device.uid));
     await assertKeyAdmitted(this.db, device, target.user, key);
     await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
+  }
+
+  /** A device is reachable through its tunnel; a container, while it runs. */
+  private async assertReachable(deviceUid: string, container: ContainerTarget | undefined) {
+    const isReachable = container
+      ? await unscopedIsDeviceOnline(this.db, deviceUid)
+      : (await locateTunnel(this.db, deviceUid)) !== undefined;
+    if (!isReachable) throw new Refusal("the device is offline");
   }
 
   /** A full attempt: on success, the logged-in connection to the device. Throws a Refusal. */
@@ -64,12 +74,15 @@ export class DeviceLogin {
     const session = this.session;
     try {
       // Checked first: no credential is tried on an offline device, so it counts for nothing.
-      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+      const container = await unscopedFindContainer(this.db, device.uid);
+      await this.assertReachable(device.uid, container);
       // Keyed on what the login resolves to, so USER@NAMESPACE.DEVICE and USER@UID share one count.
       const lockout = { source: this.peer.ip, subject: `ssh:${target.user}@${device.uid}` };
       if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
+      // A container has no SSH server of its own to check a password: public keys only (docs/connectors.md).
+      if (container && "password" in credential) throw new Refusal("a container takes public keys only, not passwords");
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
       const key =
         "userNameSignature" in credential
@@ -80,12 +93,14 @@ export class DeviceLogin {
       if (key) await assertKeyAdmitted(this.db, device, target.user, key);
       const openChannel = () =>
         openDeviceChannel(this.db, { deviceUid: device.uid, sessionUid: session.uid, ...this.peer });
-      const link = await dialDevice(
-        openChannel,
-        device,
-        { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
-        "password" in credential ? { password: credential.password } : { gatewayKey: true },
-      );
+      const link = container
+        ? await dialContainer(container, target.user)
+        : await dialDevice(
+            openChannel,
+            device,
+            { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
+            "password" in credential ? { password: credential.password } : { gatewayKey: true },
+          );
       await clearFailures(this.db, lockout);
       await session.authenticated();
       session.reason = "";
