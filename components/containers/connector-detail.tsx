@@ -16,7 +16,7 @@ import { CloudOnly, DeleteConnector } from "./connectors-page";
 function EngineInfoCard({ uid }: { uid: string }) {
   const info = useEngineInfo(uid);
   return (
-    <Card>
+    <Card className="p-4">
       <h2 className="mb-3 text-base font-semibold">Engine</h2>
       {info.isPending ? (
         <LoadingRows label="Asking the engine" />
@@ -99,7 +99,7 @@ export function ConnectorDetail({ uid }: { uid: string }) {
               client certificate.
             </Callout>
           )}
-          <Card>
+          <Card className="p-4">
             <Facts
               rows={[
                 ["Enabled", <EnableSwitch key="enabled" connector={item} />],

@@ -43,7 +43,7 @@ function FileDrop({
     read(event.dataTransfer.files[0]);
   };
   return (
-    <div className="grid gap-1">
+    <div className="grid min-w-0 grid-cols-1 gap-1">
       <label
         htmlFor={id}
         onDragOver={(event) => {
@@ -137,12 +137,12 @@ export function ConnectorForm({ connector, onClose }: { connector?: Connector; o
 
   return (
     <Dialog isOpen onClose={onClose} title={connector ? "Edit connector" : "Add connector"} isWide>
-      <form onSubmit={submit} noValidate className="grid gap-4 p-5">
+      <form onSubmit={submit} noValidate className="grid gap-4">
         <p className="text-sm text-slate-600 dark:text-slate-400">
           A Docker engine this service dials (the Docker Engine API, usually port 2376 with TLS). Its running containers
           become devices of the namespace.
         </p>
-        <div className="grid gap-3 sm:grid-cols-[1fr_8rem]">
+        <div className="grid items-start gap-3 sm:grid-cols-[1fr_8rem]">
           <TextField
             label="Address"
             placeholder="docker.example.org"
@@ -165,7 +165,7 @@ export function ConnectorForm({ connector, onClose }: { connector?: Connector; o
           Use TLS (HTTPS with a client certificate)
         </SwitchField>
         {draft.secure ? (
-          <fieldset className="grid gap-2">
+          <fieldset className="grid min-w-0 grid-cols-1 gap-2">
             <legend className="mb-1 text-sm font-medium">
               TLS material{hasStoredTls ? " (stored; add all three files to replace it)" : ""}
             </legend>
