@@ -5,7 +5,8 @@ import { call, uniqueName } from "@/testing/client";
 import { dockerCli, runTestContainer } from "@/testing/docker-engine";
 import { seedDenyingRule } from "@/testing/seeds/firewall-rules";
 import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
-import { keyOnly, keyPair, scratchDir, sshPort, sshTo, sshWithPassword } from "@/testing/ssh";
+import { keyOnly, keyPair, openTerminal, scratchDir, sshPort, sshTo, sshWithPassword } from "@/testing/ssh";
+import { browserSigningKey } from "@/testing/ssh-keys";
 import { waitFor } from "@/testing/wait";
 
 /**
@@ -103,6 +104,33 @@ describe("ssh into a container", () => {
         .join("")
         .includes(marker);
     });
+  });
+
+  it("opens the browser terminal with a key's signature, sized and resized", async () => {
+    const signing = browserSigningKey("ed25519");
+    const added = await call("POST", "/api/sshkeys/public-keys", {
+      ...owner(),
+      body: { name: "browser-key", data: signing.data, filter: { hostname: ".*" }, username: "^root$" },
+    });
+    expect(added.status, added.text).toBe(200);
+    const ticket = await call("POST", "/ws/ssh", {
+      body: {
+        device: deviceUid,
+        username: "root",
+        fingerprint: signing.fingerprint,
+        signature: signing.signUserName("root"),
+      },
+    });
+    expect(ticket.status, ticket.text).toBe(200);
+    const origin = `http://localhost:${new URL(inject("baseUrl")).port}`;
+    const terminal = await openTerminal(ticket.body.token, origin, { cols: 100, rows: 30 });
+    terminal.socket.send(Buffer.from("stty size\n"));
+    await waitFor("the terminal's size", () => terminal.output().includes("30 100"));
+    terminal.socket.send(JSON.stringify({ type: "resize", cols: 120, rows: 40 }));
+    terminal.socket.send(Buffer.from("stty size\n"));
+    await waitFor("the resized terminal", () => terminal.output().includes("40 120"));
+    terminal.socket.send(Buffer.from("exit\n"));
+    await terminal.closed;
   });
 
   it("refuses a password, with the reason in the session row", async () => {

@@ -216,7 +216,7 @@ export type ExecOptions = {
 };
 
 /** A running exec: its terminal's resize, and its exit code once it ended. */
-export type RunningExec = { resize: (rows: number, cols: number) => void; exitCode: Promise<number> };
+export type RunningExec = { resize: (rows: number, cols: number) => Promise<void>; exitCode: Promise<number> };
 
 const execExitPolls = 50;
 
@@ -242,10 +242,9 @@ export async function execInContainer(
     AttachStderr: true,
   });
   const stream = (await exec.start({ hijack: true, stdin: true, Tty: isTty })) as NodeJS.ReadWriteStream;
-  const resize = (rows: number, cols: number) => {
-    exec.resize({ h: rows, w: cols }).catch(() => {});
-  };
-  if (options.size) resize(options.size.rows, options.size.cols);
+  const resize = (rows: number, cols: number) => exec.resize({ h: rows, w: cols }).catch(() => {});
+  // The terminal has its size before the first typed byte arrives (a `stty size` sees it).
+  if (options.size) await resize(options.size.rows, options.size.cols);
   if (isTty) stream.pipe(options.stdout, { end: false });
   else engine.modem.demuxStream(stream, options.stdout, options.stderr);
   // Without a terminal the client's EOF closes the command's input; with one, as on a device, it

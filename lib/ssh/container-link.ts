@@ -56,7 +56,7 @@ const sftpCommand = [
 function serveSession(session: Session, container: EngineContainerHandle, user: string) {
   let pty: (PseudoTtyInfo & { term?: string }) | undefined;
   const env: string[] = [];
-  let resize: ((rows: number, cols: number) => void) | undefined;
+  let resize: ((rows: number, cols: number) => Promise<void>) | undefined;
   session.on("pty", (accept, _reject, info) => {
     pty = info;
     accept?.();
@@ -68,7 +68,7 @@ function serveSession(session: Session, container: EngineContainerHandle, user: 
   });
   session.on("window-change", (accept, _reject, info) => {
     if (pty) Object.assign(pty, { rows: info.rows, cols: info.cols });
-    resize?.(info.rows, info.cols);
+    void resize?.(info.rows, info.cols);
     accept?.();
   });
   const run = (channel: ServerChannel | undefined, command: string[], withTerminal: boolean) => {
