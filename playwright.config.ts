@@ -42,6 +42,8 @@ export default defineConfig({
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       REQUIRE_EMAIL_CONFIRMATION: "true",
+      // The connectors spec dials a Docker engine of its own on the loopback.
+      CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32",
     },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
   },

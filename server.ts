@@ -30,10 +30,10 @@ import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/host-key";
 import { closeSessionsEndedElsewhere } from "./lib/ssh/live-session";
-import { setInstance, TunnelEndpoint } from "./lib/ssh/tunnels";
+import { setInstance, TunnelEndpoint, thisInstance } from "./lib/ssh/tunnels";
 import { failUpgrade, refuseUpgrade } from "./lib/ssh/upgrade";
 import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
-import { startTimers } from "./lib/timers";
+import { startConnectorWorker, startTimers } from "./lib/timers";
 
 // Headers only the server may set: whatever a client sends under these names is dropped.
 const internalHeaders = [peerHeader, "x-tenant-id", "x-role", "x-id", "x-username", "x-middleware-subrequest"];
@@ -177,6 +177,7 @@ async function main() {
 
   const timers = [
     ...startTimers(database.db, config),
+    ...(config.EDITION === "cloud" ? [startConnectorWorker(database.db, config, thisInstance())] : []),
     startHealthReport(config.HEALTH_REPORT_SECONDS),
     // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).
     setInterval(() => {

@@ -38,6 +38,8 @@ describe("parseConfig", () => {
       MAIL_MAX_ATTEMPTS: 8,
       MAIL_REQUESTS_PER_HOUR: 5,
       MAIL_REQUESTS_PER_HOUR_PER_SOURCE: 30,
+      CONNECTOR_ALLOWED_CIDRS: [],
+      CONNECTOR_SYNC_SECONDS: 10,
     });
   });
 

@@ -73,6 +73,10 @@ export const configSchema = z.object({
   // secret they share (else each keeps its own in DATA_DIR/internal.secret).
   INSTANCE_URL: z.url().optional(),
   INTERNAL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  // Container-engine connectors (docs/connectors.md): ranges a connector may dial although they are
+  // loopback, private or link-local, and how often each enabled connector is synced.
+  CONNECTOR_ALLOWED_CIDRS: ipOrCidrList,
+  CONNECTOR_SYNC_SECONDS: integer(10, 1, 3600),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMATION"> & {

@@ -6,6 +6,7 @@ import { log } from "./log";
 import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
 import { unscopedPurgeAudit } from "./services/audit";
+import { unscopedSyncDueConnectors } from "./services/connector-sync";
 import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
@@ -43,4 +44,20 @@ export function startTimers(db: Db, config: Config) {
       ? []
       : [every(600, "vacuuming the embedded database", () => unscopedVacuumStalestTable(db))]),
   ];
+}
+
+/**
+ * The connectors' status worker (cloud edition): every CONNECTOR_SYNC_SECONDS, the due connectors
+ * this instance holds or can take are synced with their engines (docs/connectors.md). A round
+ * still running when the next is due makes that one wait.
+ */
+export function startConnectorWorker(db: Db, config: Config, instance: string) {
+  let round: Promise<unknown> | undefined;
+  return every(config.CONNECTOR_SYNC_SECONDS, "syncing connectors", async () => {
+    if (round) return;
+    round = unscopedSyncDueConnectors(db, instance, config.CONNECTOR_SYNC_SECONDS).finally(() => {
+      round = undefined;
+    });
+    await round;
+  });
 }

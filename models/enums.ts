@@ -7,6 +7,10 @@ export type DeviceStatus = (typeof deviceStatuses)[number];
 export const firewallActions = ["allow", "deny"] as const;
 export type FirewallAction = (typeof firewallActions)[number];
 
+/** A connector's `status.State`: not tried yet, talking to its engine, out of reach, or refused (TLS, policy, answer). */
+export const connectorStates = ["pending", "connected", "disconnected", "error"] as const;
+export type ConnectorState = (typeof connectorStates)[number];
+
 export const memberRoles = ["owner", "administrator", "operator", "observer"] as const;
 export type MemberRole = (typeof memberRoles)[number];
 

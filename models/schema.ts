@@ -1,6 +1,7 @@
 export * from "./announcements";
 export * from "./api-keys";
 export * from "./audit";
+export * from "./connectors";
 export * from "./devices";
 export * from "./events";
 export * from "./firewall-rules";

@@ -3,6 +3,7 @@ import type { TestProject } from "vitest/node";
 import { ensureBuild } from "@/lib/build/ensure-build";
 import { createDataTemplate } from "./data-dir";
 import { createTestDatabase } from "./database";
+import { type EngineAddress, startDockerEngine } from "./docker-engine";
 import { startServer } from "./server";
 
 declare module "vitest" {
@@ -10,6 +11,7 @@ declare module "vitest" {
     baseUrl: string;
     dataDir: string;
     databaseUrl: string;
+    dockerEngine: EngineAddress;
   }
 }
 
@@ -17,23 +19,27 @@ declare module "vitest" {
  * One real server for the run: PGlite in a new data directory by default, or a new database on
  * the PostgreSQL server named by TEST_DATABASE_URL. On PGlite, also the template that later data
  * directories copy (./data-dir.ts); the run's server starts on an empty one, as a first install
- * does.
+ * does. And a Docker engine on the loopback for the connectors' tests, which the run's server may
+ * dial (CONNECTOR_ALLOWED_CIDRS): an engine that cannot start fails the run.
  */
 export default async function setup(project: TestProject) {
   ensureBuild();
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createTestDatabase(adminUrl) : undefined;
-  const [server, template] = await Promise.all([
-    startServer({ DATABASE_URL: database?.url }),
+  const [server, template, engine] = await Promise.all([
+    startServer({ DATABASE_URL: database?.url, CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32", CONNECTOR_SYNC_SECONDS: "1" }),
     adminUrl ? undefined : createDataTemplate(),
+    startDockerEngine(),
   ]);
   // Test processes start after the global setup and inherit its environment.
   if (template) process.env.TEST_DATA_TEMPLATE = template;
   project.provide("baseUrl", server.url);
   project.provide("dataDir", server.dataDir);
   project.provide("databaseUrl", database?.url ?? "");
+  const { socket, port, tlsPort, client, strangerClient } = engine;
+  project.provide("dockerEngine", { socket, port, tlsPort, client, strangerClient });
   return async () => {
-    await server.stop();
+    await Promise.all([server.stop(), engine.stop()]);
     await database?.drop();
     rmSync(server.dataDir, { recursive: true, force: true });
     if (template) rmSync(template, { recursive: true, force: true });

@@ -35,6 +35,8 @@ export function runToExit(
       clearTimeout(timer);
       resolve({ code, ...output });
     });
+    // A command that exits before reading its input closes the pipe: that is no failure of the run.
+    child.stdin?.on("error", () => {});
     child.stdin?.end(options.input ?? "");
   });
 }

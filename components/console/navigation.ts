@@ -1,4 +1,15 @@
-import { Cpu, History, KeyRound, LayoutDashboard, ScrollText, Settings, ShieldCheck, Tags, Users } from "lucide-react";
+import {
+  Container,
+  Cpu,
+  History,
+  KeyRound,
+  LayoutDashboard,
+  ScrollText,
+  Settings,
+  ShieldCheck,
+  Tags,
+  Users,
+} from "lucide-react";
 import type { Action } from "@/lib/auth/roles";
 import type { Stats } from "./stats";
 
@@ -28,6 +39,7 @@ export const navigation: NavItem[] = [
     needs: "session.read",
     badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
   },
+  { href: "/containers", label: "Containers", icon: Container, needs: "connector.read" },
   { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
   { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
   { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },

@@ -23,6 +23,12 @@ export const queryKeys = {
   tags: (tenant: string) => ["tags", tenant] as const,
   publicKeys: (tenant: string) => ["public-keys", tenant] as const,
   firewallRules: (tenant: string) => ["firewall-rules", tenant] as const,
+  connectors: {
+    all: (tenant: string) => ["connectors", tenant] as const,
+    detail: (tenant: string, uid: string) => ["connectors", tenant, "detail", uid] as const,
+    info: (tenant: string, uid: string) => ["connectors", tenant, "info", uid] as const,
+  },
+  containers: (tenant: string) => ["containers", tenant] as const,
   /** The namespace itself: name, members, settings, device count and limit. */
   namespace: (tenant: string) => ["namespace", tenant] as const,
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,

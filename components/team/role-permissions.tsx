@@ -33,6 +33,8 @@ const actionLabels: Record<Action, string> = {
   "session.close": "Close live sessions",
   "firewall.read": "See firewall rules",
   "firewall.manage": "Add, edit and delete firewall rules",
+  "connector.read": "See container-engine connectors and their engines",
+  "connector.manage": "Add, edit and delete container-engine connectors",
   "stats.read": "See the dashboard's counters",
   "audit.view": "Read the audit trail (activity)",
 };

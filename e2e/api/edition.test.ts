@@ -62,6 +62,22 @@ describe("EDITION=community", () => {
     expect(cloud.headers.get("x-total-count")).toMatch(/^\d+$/);
   });
 
+  it("answers 404 for connectors and containers", async () => {
+    const uid = randomUUID();
+    for (const [method, url] of [
+      ["POST", "/api/connector"],
+      ["GET", "/api/connector"],
+      ["GET", `/api/connector/${uid}`],
+      ["PATCH", `/api/connector/${uid}`],
+      ["DELETE", `/api/connector/${uid}`],
+      ["GET", `/api/connector/${uid}/info`],
+      ["GET", "/api/containers"],
+    ] as const) {
+      const response = await call(method, url, { baseUrl: community.url, body: method === "GET" ? undefined : {} });
+      expect(response.status, `${method} ${url}`).toBe(404);
+    }
+  });
+
   it("keeps the operations of both editions, such as sessions", async () => {
     const response = await call("GET", "/api/sessions", { baseUrl: community.url });
     expect(response.status).toBe(401);

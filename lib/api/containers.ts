@@ -1,5 +1,6 @@
 import { defineOperation } from "../http/operation";
-import { deviceObject, listDevicesQuery } from "../schemas/devices";
+import { containerObject } from "../schemas/connectors";
+import { listDevicesQuery } from "../schemas/devices";
 
 const tag = "containers";
 
@@ -11,7 +12,7 @@ export const listContainers = defineOperation({
   summary: "The namespace's containers (devices of its connectors), filtered and sorted as devices",
   access: { kind: "tenant", permission: "device.read" },
   query: listDevicesQuery,
-  response: deviceObject,
+  response: containerObject,
   isList: true,
   isCloudOnly: true,
 });

@@ -3,6 +3,7 @@ import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
 import { auditOperations } from "./audit";
+import { connectorOperations } from "./connectors";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
 import { eventOperations } from "./events";
@@ -29,6 +30,7 @@ export const operations = [
   ...agentOperations,
   ...deviceOperations,
   ...containerOperations,
+  ...connectorOperations,
   ...tagOperations,
   ...statsOperations,
   ...eventOperations,

@@ -37,6 +37,8 @@ export const actions = [
   "session.close",
   "firewall.read",
   "firewall.manage",
+  "connector.read",
+  "connector.manage",
   "stats.read",
   "audit.view",
 ] as const;
@@ -51,6 +53,7 @@ const observer: Action[] = [
   "publickey.read",
   "session.read",
   "firewall.read",
+  "connector.read",
   "stats.read",
 ];
 const operator: Action[] = [
@@ -77,6 +80,7 @@ const administrator: Action[] = [
   "session.close",
   "firewall.manage",
   "audit.view",
+  "connector.manage",
 ];
 const owner: Action[] = [...administrator, "namespace.delete"];
 

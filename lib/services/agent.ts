@@ -121,7 +121,7 @@ async function registerDevice(
  * A new pending device: the namespace's live streams get it whole, as the API shows it. Never
  * fails the registration (a namespace deleted meanwhile has no streams left).
  */
-async function announceRegistration(db: Executor, row: DeviceRow) {
+export async function announceRegistration(db: Executor, row: DeviceRow) {
   try {
     const namespace = await namespaceState(db, row.tenantId);
     const patch = describeDevice(row, namespace.name, namespace.isFull);

@@ -1,4 +1,4 @@
-import { and, asc, type Column, count, desc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, type Column, count, desc, eq, ne, type SQL, sql } from "drizzle-orm";
 import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
@@ -69,9 +69,11 @@ export type ListDevicesQuery = Pagination & {
   order_by: "asc" | "desc";
 };
 
-export async function listDevices(db: Executor, scope: Scope, query: ListDevicesQuery) {
+/** The namespace's devices; `only` narrows them further (the containers list: lib/services/containers.ts). */
+export async function listDevices(db: Executor, scope: Scope, query: ListDevicesQuery, only?: SQL) {
   const where = and(
     eq(devices.tenantId, scope.tenantId),
+    only,
     query.status ? eq(devices.status, query.status) : undefined,
     filterToSql(query.filter, deviceFilterFields),
   );

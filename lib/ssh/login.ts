@@ -4,6 +4,7 @@ import { getConfig } from "../config";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
+import { type ContainerTarget, unscopedFindContainer, unscopedIsDeviceOnline } from "../services/connectors";
 import {
   assertFirewallAllows,
   assertKeyAdmitted,
@@ -15,6 +16,7 @@ import {
   type UserNameSignature,
   unscopedFindTargetDevice,
 } from "../services/ssh-access";
+import { dialContainer } from "./container-link";
 import { locateTunnel, openDeviceChannel } from "./device-channel";
 import { dialDevice } from "./device-link";
 import { LiveSession, newSessionUid } from "./live-session";
@@ -52,12 +54,20 @@ export class DeviceLogin {
     // decision to record. The device being offline, or a firewall rule, is.
     await assertKeyAdmitted(this.db, device, target.user, key);
     try {
-      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+      await this.assertReachable(device.uid, await unscopedFindContainer(this.db, device.uid));
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
     } catch (error) {
       if (error instanceof Refusal) await this.audit(device, target, key, error.message);
       throw error;
     }
+  }
+
+  /** A device is reachable through its tunnel; a container, while it runs. */
+  private async assertReachable(deviceUid: string, container: ContainerTarget | undefined) {
+    const isReachable = container
+      ? await unscopedIsDeviceOnline(this.db, deviceUid)
+      : (await locateTunnel(this.db, deviceUid)) !== undefined;
+    if (!isReachable) throw new Refusal("the device is offline");
   }
 
   /** A full attempt: on success, the logged-in connection to the device. Throws a Refusal. */
@@ -76,12 +86,15 @@ export class DeviceLogin {
     let key: ParsedKey | undefined;
     try {
       // Checked first: no credential is tried on an offline device, so it counts for nothing.
-      if (!(await locateTunnel(this.db, device.uid))) throw new Refusal("the device is offline");
+      const container = await unscopedFindContainer(this.db, device.uid);
+      await this.assertReachable(device.uid, container);
       // Keyed on what the login resolves to, so USER@NAMESPACE.DEVICE and USER@UID share one count.
       const lockout = { source: this.peer.ip, subject: `ssh:${target.user}@${device.uid}` };
       if ((await countAttempt(this.db, lockout, getConfig().LOCKOUT_MAX_MINUTES)).wasLocked) {
         throw new Refusal("too many failed attempts from this source: locked out");
       }
+      // A container has no SSH server of its own to check a password: public keys only (docs/connectors.md).
+      if (container && "password" in credential) throw new Refusal("a container takes public keys only, not passwords");
       await assertFirewallAllows(this.db, device, target.user, this.peer.ip);
       key =
         "userNameSignature" in credential
@@ -92,12 +105,14 @@ export class DeviceLogin {
       if (key) await assertKeyAdmitted(this.db, device, target.user, key);
       const openChannel = () =>
         openDeviceChannel(this.db, { deviceUid: device.uid, sessionUid: session.uid, ...this.peer });
-      const link = await dialDevice(
-        openChannel,
-        device,
-        { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
-        "password" in credential ? { password: credential.password } : { gatewayKey: true },
-      );
+      const link = container
+        ? await dialContainer(container, target.user)
+        : await dialDevice(
+            openChannel,
+            device,
+            { uid: session.uid, ip: this.peer.ip, port: this.peer.port, user: target.user },
+            "password" in credential ? { password: credential.password } : { gatewayKey: true },
+          );
       await clearFailures(this.db, lockout);
       await session.authenticated();
       session.reason = "";
