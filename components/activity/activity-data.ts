@@ -22,6 +22,7 @@ export const actionGroups = [
   ["tag.", "Tags"],
   ["member.", "Members and roles"],
   ["namespace.", "Namespace settings"],
+  ["connector.", "Connectors"],
   ["audit.", "Retention purges"],
 ] as const;
 

@@ -35,6 +35,7 @@ const nouns: Record<string, string> = {
   access: "Access",
   api_key: "API key",
   audit: "Audit trail",
+  connector: "Connector",
   firewall_rule: "Firewall rule",
   member: "Member",
   namespace: "Namespace",
@@ -76,6 +77,7 @@ const detail = (entry: AuditEntry, name: string) =>
 function targetWords(entry: AuditEntry): string {
   const { type, id } = entry.target;
   if (type === "firewall_rule") return `Rule #${id}`;
+  if (type === "connector") return `${detail(entry, "address") ?? shortId(id)}:${entry.details.port ?? ""}`;
   if (type === "namespace") return detail(entry, "name") ?? "This namespace";
   if (type === "operation") return `${detail(entry, "method") ?? ""} ${detail(entry, "path") ?? id}`.trim();
   const name = detail(entry, "username") ?? detail(entry, "device") ?? detail(entry, "name");

@@ -129,6 +129,25 @@ describe("audit trail", () => {
     expect(lines.map((line) => line.id)).toEqual(all.entries.map((entry) => entry.id).reverse());
   });
 
+  it("records connectors made, changed and deleted, without their TLS material", async () => {
+    const namespace = await seedNamespace();
+    const created = await call("POST", "/api/connector", {
+      ...owner(namespace),
+      body: { enable: false, address: "127.0.0.1", port: 2375 },
+    });
+    expect(created.status, created.text).toBe(200);
+    const uid = created.body.uid as string;
+    await call("PATCH", `/api/connector/${uid}`, { ...owner(namespace), body: { port: 2376 } });
+    await call("DELETE", `/api/connector/${uid}`, owner(namespace));
+    const { entries } = await trail(namespace, "action=connector.");
+    expect(entries.map((entry) => [entry.action, entry.target.id, entry.details.port])).toEqual([
+      ["connector.delete", uid, 2376],
+      ["connector.update", uid, 2376],
+      ["connector.create", uid, 2375],
+    ]);
+    expect(entries[2]?.details).toEqual({ address: "127.0.0.1", port: 2375, secure: false, enable: false, tls: false });
+  });
+
   it("shows a namespace only its own rows", async () => {
     const [one, two] = [await seedNamespace(), await seedNamespace()];
     await call("POST", "/api/firewall/rules", { ...owner(one), body: rule });

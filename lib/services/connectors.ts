@@ -10,6 +10,7 @@ import { ApiError, type FieldIssue, notFound, ValidationError } from "../errors"
 import { paged } from "../results";
 import type { CreateConnectorBody, UpdateConnectorBody } from "../schemas/connectors";
 import { announceOffline } from "./agent";
+import { auditChange, audited } from "./audit";
 import {
   describeEngineFailure,
   type EngineTarget,
@@ -100,6 +101,23 @@ export async function createConnector(db: Executor, scope: Scope, input: CreateC
   if (input.tls) assertTlsMaterial(input.tls);
   else if (input.secure) throw secureNeedsTls();
   const uid = crypto.randomUUID();
+  const row = await audited(
+    db,
+    scope,
+    "connector.create",
+    (tx) => insertConnector(tx, scope, uid, input),
+    (created) => auditOfConnector(created),
+  );
+  return describe(row, 0);
+}
+
+/** What the audit trail keeps of a connector: never its TLS material, only whether it has some. */
+const auditOfConnector = (row: ConnectorRow) => ({
+  target: { type: "connector", id: row.uid },
+  details: { address: row.address, port: row.port, secure: row.secure, enable: row.enable, tls: row.tls !== null },
+});
+
+async function insertConnector(db: Executor, scope: Scope, uid: string, input: CreateConnectorBody) {
   const [row] = await db
     .insert(connectors)
     .values({
@@ -114,7 +132,7 @@ export async function createConnector(db: Executor, scope: Scope, input: CreateC
     })
     .returning();
   if (!row) throw new Error("insert returned no row");
-  return describe(row, 0);
+  return row;
 }
 
 export async function listConnectors(
@@ -181,18 +199,16 @@ export async function updateConnector(db: Executor, scope: Scope, uid: string, i
       .returning();
     if (!row) throw notFound("connector");
     if (!enable) await unscopedSetContainersOffline(tx, uid);
+    const { target, details } = auditOfConnector(row);
+    await auditChange(tx, scope, "connector.update", target, { ...details, tls_replaced: input.tls !== undefined });
     return view(tx, row);
   });
 }
 
 /** Deletes the connector and every device that is one of its containers. */
 export async function deleteConnector(db: Executor, scope: Scope, uid: string) {
-  await db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({ uid: connectors.uid })
-      .from(connectors)
-      .where(ofConnector(scope, uid))
-      .for("update");
+  const removed = await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(connectors).where(ofConnector(scope, uid)).for("update");
     if (!row) throw notFound("connector");
     const removed = await tx
       .delete(devices)
@@ -207,16 +223,20 @@ export async function deleteConnector(db: Executor, scope: Scope, uid: string) {
       )
       .returning({ uid: devices.uid });
     await tx.delete(connectors).where(ofConnector(scope, uid));
-    await publishEvents(
-      tx,
-      removed.map((device) => ({
-        tenantId: scope.tenantId,
-        type: "device.removed" as const,
-        uid: device.uid,
-        patch: {},
-      })),
-    );
+    const { target, details } = auditOfConnector(row);
+    await auditChange(tx, scope, "connector.delete", target, { ...details, devices_removed: removed.length });
+    return removed;
   });
+  // Announced once the deletion committed, as every change is.
+  await publishEvents(
+    db,
+    removed.map((device) => ({
+      tenantId: scope.tenantId,
+      type: "device.removed" as const,
+      uid: device.uid,
+      patch: {},
+    })),
+  );
 }
 
 /** The engine's info, asked now; an engine out of reach or answering wrongly is a 502 saying why. */
