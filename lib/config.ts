@@ -71,6 +71,15 @@ export const configSchema = z.object({
   // secret they share (else each keeps its own in DATA_DIR/internal.secret).
   INSTANCE_URL: z.url().optional(),
   INTERNAL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  // Billing (cloud edition, docs/billing.md): off without STRIPE_SECRET_KEY. The API_* three point
+  // the official client at a local Stripe-compatible server (stripe-mock, the test suite's own).
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_PRICE_ID: z.string().min(1).optional(),
+  STRIPE_API_HOST: z.string().min(1).optional(),
+  STRIPE_API_PORT: integer(443, 1, 65535),
+  STRIPE_API_PROTOCOL: z.enum(["http", "https"]).default("https"),
+  FREE_PLAN_DEVICES: integer(3, 0, 1_000_000),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMATION"> & {
@@ -80,7 +89,15 @@ export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMAT
 export class ConfigError extends Error {}
 
 // Their values never appear in messages.
-const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "SMTP_URL", "MFA_ENCRYPTION_KEY", "INTERNAL_SECRET"]);
+const secretVariables = new Set([
+  "JWT_SECRET",
+  "DATABASE_URL",
+  "SMTP_URL",
+  "MFA_ENCRYPTION_KEY",
+  "INTERNAL_SECRET",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+]);
 
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -102,6 +119,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 export function getConfig(): Config {
   return processSingleton("config", () => parseConfig(process.env));
 }
+
+/** Billing is on in the cloud edition with a processor key (docs/billing.md). */
+export const isBillingOn = (config: Config) => config.EDITION === "cloud" && config.STRIPE_SECRET_KEY !== undefined;
 
 export function publicUrl(config: Config): string {
   return (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");

@@ -1,5 +1,6 @@
 export * from "./announcements";
 export * from "./api-keys";
+export * from "./billing";
 export * from "./devices";
 export * from "./events";
 export * from "./firewall-rules";

@@ -34,6 +34,7 @@ const actionLabels: Record<Action, string> = {
   "firewall.read": "See firewall rules",
   "firewall.manage": "Add, edit and delete firewall rules",
   "stats.read": "See the dashboard's counters",
+  "billing.manage": "Manage billing: plan, payment methods, the devices to keep",
 };
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations } from "@/lib/api";
 import { cli, type Data, expectOk } from "@/testing/cli";
 import { call } from "@/testing/client";
 import { newDataDir } from "@/testing/data-dir";
@@ -60,6 +61,16 @@ describe("EDITION=community", () => {
     const cloud = await call("GET", "/api/announcements");
     expect(cloud.status).toBe(200);
     expect(cloud.headers.get("x-total-count")).toMatch(/^\d+$/);
+  });
+
+  it("answers 404 for every billing operation, the webhook included", async () => {
+    const billing = operations.filter((operation) => operation.path.startsWith("/api/billing/"));
+    expect(billing.length).toBeGreaterThan(10);
+    for (const operation of billing) {
+      const body = operation.method === "POST" ? {} : undefined;
+      const response = await call(operation.method, operation.path, { baseUrl: community.url, body });
+      expect(response.status, operation.path).toBe(404);
+    }
   });
 
   it("keeps the operations of both editions, such as sessions", async () => {

@@ -2,6 +2,7 @@ import { accountOperations } from "./account";
 import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
+import { billingOperations } from "./billing";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
 import { eventOperations } from "./events";
@@ -36,5 +37,6 @@ export const operations = [
   ...sessionOperations,
   ...terminalOperations,
   ...announcementOperations,
+  ...billingOperations,
   ...internalOperations,
 ];

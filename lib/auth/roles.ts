@@ -38,6 +38,7 @@ export const actions = [
   "firewall.read",
   "firewall.manage",
   "stats.read",
+  "billing.manage",
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -76,7 +77,7 @@ const administrator: Action[] = [
   "session.close",
   "firewall.manage",
 ];
-const owner: Action[] = [...administrator, "namespace.delete"];
+const owner: Action[] = [...administrator, "namespace.delete", "billing.manage"];
 
 /** The one permission table: which role may take which action. Routes and the console read it. */
 export const permissions: Record<MemberRole, ReadonlySet<Action>> = {

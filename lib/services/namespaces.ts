@@ -11,6 +11,7 @@ import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
 import { type FilterField, filterToSql } from "./list-filter";
+import { namespaceBillings } from "./plan-limit";
 
 const filterFields: Record<string, FilterField> = {
   name: { column: namespaces.name, type: "text" },
@@ -41,6 +42,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
     .from(devices)
     .where(and(inArray(devices.tenantId, tenantIds), eq(devices.status, "accepted")))
     .groupBy(devices.tenantId);
+  const billings = await namespaceBillings(db, tenantIds);
   return rows.map((row) => ({
     name: row.name,
     owner: row.owner,
@@ -63,7 +65,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
     max_devices: row.maxDevices,
     device_count: deviceCounts.find((item) => item.tenantId === row.tenantId)?.count ?? 0,
     created_at: row.createdAt,
-    billing: null,
+    billing: billings.get(row.tenantId) ?? null,
   }));
 }
 

@@ -1,0 +1,9 @@
+import * as api from "@/lib/api/billing";
+import { getDb } from "@/lib/db";
+import { route } from "@/lib/http/route";
+import { receiveWebhook } from "@/lib/services/billing";
+
+// POST /api/billing/webhook - the signature covers the exact bytes, so the body is read as text
+export const POST = route(api.receiveWebhook, async ({ request }) =>
+  receiveWebhook(getDb(), await request.text(), request.headers.get("stripe-signature")),
+);
