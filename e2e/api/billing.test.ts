@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingOperations } from "@/lib/api/billing";
 import { loginRefusedCode } from "@/lib/ssh/web-terminal";
 import { acceptAgentDevice, type RunningAgent, startAgent } from "@/testing/agents";
+import { cli, expectOk } from "@/testing/cli";
 import { type CallOptions, call, randomUid } from "@/testing/client";
 import { type OwnServer, startOwnServer } from "@/testing/own-server";
 import { seedDevice } from "@/testing/seeds/devices";
@@ -171,6 +172,21 @@ describe("webhooks", () => {
       asOwner(namespace),
     );
     expect(read.billing.status).toBe("active");
+  });
+});
+
+describe("the reconcile", () => {
+  it("`billing reconcile` (CLI) catches up with a change whose webhook never came", async () => {
+    const namespace = await newNamespace();
+    await ok("POST", "/api/billing/customer", asOwner(namespace));
+    await saveCardOnHostedPage(namespace);
+    const subscription = await subscribe(namespace);
+    processor.setSubscriptionStatus(subscription.id, "unpaid");
+    // The CLI runs the command in the server, or on the database itself with this environment.
+    Object.assign(process.env, processor.env);
+    await expectOk(cli(server.data, "billing", "reconcile"), /^reconciled (\d+) of \1 billing accounts\n$/);
+    const read = await ok<{ billing: unknown }>("GET", `/api/namespaces/${namespace.tenantId}`, asOwner(namespace));
+    expect(read.billing).toMatchObject({ active: false, status: "unpaid" });
   });
 });
 

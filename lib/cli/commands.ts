@@ -8,6 +8,7 @@ import { tenantId } from "../schemas/common";
 import { namespaceName } from "../schemas/namespaces";
 import { email, password, username } from "../schemas/users";
 import { createAnnouncement, deleteAnnouncement, listAllAnnouncements } from "../services/announcements";
+import { unscopedReconcileBilling } from "../services/billing";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
 import { isSetUp, setupLink } from "../services/setup";
@@ -31,6 +32,7 @@ export const usage = `Usage: npm run cli -- COMMAND
   mail list                                  the 50 newest mails of the outbox: id, date, status, recipient, subject
   mail show ID                               one mail of the outbox with its text (links included until delivered)
   setup link                                 the first-run page's link, while the service has no account
+  billing reconcile                          read every namespace's subscription from the payment processor again
 `;
 
 class UsageError extends Error {}
@@ -185,6 +187,14 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
         "",
         body.trimEnd(),
       ].join("\n");
+    },
+  },
+  {
+    words: ["billing", "reconcile"],
+    arity: [0, 0],
+    run: async (db) => {
+      const { accounts, failed } = await unscopedReconcileBilling(db);
+      return `reconciled ${accounts - failed} of ${accounts} billing accounts\n`;
     },
   },
   {
