@@ -48,6 +48,22 @@ const failure = (status: number, type: string, message: string, code?: string): 
 const missing = (what: string, id: string) =>
   failure(404, "invalid_request_error", `No such ${what}: '${id}'`, "resource_missing");
 
+/** What the service's environment needs to bill through a server of this kind on `port`. */
+export const processorEnv = (port: number) => ({
+  STRIPE_SECRET_KEY: stripeTestKey,
+  STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
+  STRIPE_PRICE_ID: stripeTestPrice,
+  STRIPE_API_HOST: "127.0.0.1",
+  STRIPE_API_PORT: String(port),
+  STRIPE_API_PROTOCOL: "http",
+});
+
+/** A delivery of `event` signed as the processor signs it; a `secret` other than the shared one forges it. */
+export function signedEvent(event: unknown, secret = stripeWebhookSecret) {
+  const payload = JSON.stringify(event);
+  return { payload, signature: new Stripe(stripeTestKey).webhooks.generateTestHeaderString({ payload, secret }) };
+}
+
 export type StripeServer = Awaited<ReturnType<typeof startStripeServer>>;
 
 /** Starts the server on `port` (0: a free one) of the loopback interface. */
@@ -58,7 +74,6 @@ export async function startStripeServer(port = 0) {
   const invoices = new Map<string, Obj>();
   const sessions = new Map<string, Obj>();
   const idempotent = new Map<string, Reply>();
-  const events: Obj[] = [];
   let base = "";
 
   function emit(type: string, object: Obj) {
@@ -73,7 +88,6 @@ export async function startStripeServer(port = 0) {
       request: { id: null, idempotency_key: null },
       type,
     };
-    events.push(event);
     return event;
   }
 
@@ -106,6 +120,15 @@ export async function startStripeServer(port = 0) {
     };
     invoices.set(invoice.id, invoice);
     emit("invoice.paid", invoice);
+  }
+
+  /** The processor changes a subscription (a cancel, a failed renewal): answers the event it emits. */
+  function changeStatus(id: string, status: string): Reply {
+    const subscription = subscriptions.get(id);
+    if (!subscription) return missing("subscription", id);
+    subscription.status = status;
+    const type = status === "canceled" ? "customer.subscription.deleted" : "customer.subscription.updated";
+    return { status: 200, body: emit(type, subscription) };
   }
 
   type Handler = (ids: string[], query: URLSearchParams, body: Record<string, unknown>) => Reply;
@@ -268,6 +291,12 @@ export async function startStripeServer(port = 0) {
     ["GET", /^\/v1\/subscriptions$/, listSubscriptions],
     ["GET", /^\/v1\/subscriptions\/([^/]+)$/, readSubscription],
     ["GET", /^\/v1\/invoices$/, listInvoices],
+    // Not Stripe's: how a test in another process (a browser spec) makes the processor change a subscription.
+    [
+      "POST",
+      /^\/test\/subscriptions\/([^/]+)\/status$/,
+      ([id = ""], _query, body) => changeStatus(id, String(body.status)),
+    ],
   ];
 
   function route(method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): Reply {
@@ -328,37 +357,17 @@ export async function startStripeServer(port = 0) {
   const address = server.address() as AddressInfo;
   base = `http://127.0.0.1:${address.port}`;
 
-  const signer = new Stripe(stripeTestKey);
-
   return {
     port: address.port,
     /** What the service's environment needs to bill through this server. */
-    env: {
-      STRIPE_SECRET_KEY: stripeTestKey,
-      STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
-      STRIPE_PRICE_ID: stripeTestPrice,
-      STRIPE_API_HOST: "127.0.0.1",
-      STRIPE_API_PORT: String(address.port),
-      STRIPE_API_PROTOCOL: "http",
-    },
+    env: processorEnv(address.port),
     /** A card as the processor's browser component makes it: not yet attached to anyone. */
     newCard: (brand?: string, last4?: string) => newCard(brand, last4).id,
     /** The processor changes a subscription (a cancel, a failed renewal): returns the event it emits. */
     setSubscriptionStatus: (id: string, status: string) => {
-      const subscription = subscriptions.get(id);
-      if (!subscription) throw new Error(`no subscription ${id}`);
-      subscription.status = status;
-      return emit(
-        status === "canceled" ? "customer.subscription.deleted" : "customer.subscription.updated",
-        subscription,
-      );
-    },
-    subscriptionsOf: (customer: string) => [...subscriptions.values()].filter((item) => item.customer === customer),
-    events: () => [...events],
-    /** A signed delivery of `event` as the processor sends it; `secret` other than the shared one forges it. */
-    signed: (event: unknown, secret = stripeWebhookSecret) => {
-      const payload = JSON.stringify(event);
-      return { payload, signature: signer.webhooks.generateTestHeaderString({ payload, secret }) };
+      const reply = changeStatus(id, status);
+      if (reply.status !== 200) throw new Error(`no subscription ${id}`);
+      return reply.body as Obj;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

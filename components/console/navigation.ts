@@ -1,4 +1,4 @@
-import { Cpu, History, KeyRound, LayoutDashboard, Settings, ShieldCheck, Tags, Users } from "lucide-react";
+import { Cpu, CreditCard, History, KeyRound, LayoutDashboard, Settings, ShieldCheck, Tags, Users } from "lucide-react";
 import type { Action } from "@/lib/auth/roles";
 import type { Stats } from "./stats";
 
@@ -9,6 +9,8 @@ export type NavItem = {
   needs: Action;
   /** A count shown beside the label, and what it counts. */
   badge?: { count: (stats: Stats) => number; noun: string; tone: "attention" | "live" };
+  /** Hidden in the community edition. */
+  isCloudOnly?: boolean;
 };
 
 /** The sections; a role that may never read one does not see it. */
@@ -33,4 +35,6 @@ export const navigation: NavItem[] = [
   { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
   { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
   { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
+  // Every member sees who manages billing; only the owner manages it.
+  { href: "/settings/billing", label: "Billing", icon: CreditCard, needs: "namespace.read", isCloudOnly: true },
 ];

@@ -26,6 +26,12 @@ export const queryKeys = {
   /** The namespace itself: name, members, settings, device count and limit. */
   namespace: (tenant: string) => ["namespace", tenant] as const,
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,
+  billing: {
+    all: (tenant: string) => ["billing", tenant] as const,
+    customer: (tenant: string) => ["billing", tenant, "customer"] as const,
+    subscription: (tenant: string) => ["billing", tenant, "subscription"] as const,
+    mostUsed: (tenant: string) => ["billing", tenant, "most-used"] as const,
+  },
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

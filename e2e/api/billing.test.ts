@@ -9,7 +9,7 @@ import { seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedApiKey, seedNamespace } from "@/testing/seeds/namespaces";
 import { seedUser, tokenFor } from "@/testing/seeds/users";
 import { createAccount, isRoot, openTerminal, sshPort, sshWithPassword } from "@/testing/ssh";
-import { type StripeServer, startStripeServer } from "@/testing/stripe-server";
+import { type StripeServer, signedEvent, startStripeServer } from "@/testing/stripe-server";
 
 // The payment processor (Stripe) cannot be reached from the test machines: the server's official
 // `stripe` client is pointed (STRIPE_API_HOST/PORT/PROTOCOL) at the test suite's own
@@ -46,7 +46,7 @@ const statusOf = async (namespace: SeededNamespace, uid: string) =>
   (await ok<{ status: string }>("GET", `/api/devices/${uid}`, asOwner(namespace))).status;
 
 async function deliver(event: unknown, secret?: string) {
-  const { payload, signature } = processor.signed(event, secret);
+  const { payload, signature } = signedEvent(event, secret);
   return call("POST", "/api/billing/webhook", {
     ...base(),
     rawBody: payload,

@@ -7,7 +7,7 @@ import { sessions } from "@/models/sessions";
 import { withTestDatabase } from "@/testing/database";
 import { insertDevices } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
-import { startStripeServer } from "@/testing/stripe-server";
+import { signedEvent, startStripeServer } from "@/testing/stripe-server";
 import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
 import { CodedError } from "../errors";
@@ -62,7 +62,7 @@ async function subscribedScope() {
 }
 
 async function deliver(event: unknown, secret?: string) {
-  const { payload, signature } = processor.signed(event, secret);
+  const { payload, signature } = signedEvent(event, secret);
   return receiveWebhook(db, payload, signature);
 }
 
@@ -165,8 +165,8 @@ describe("subscription changes", () => {
     const { scope, subscription } = await subscribedScope();
     const event = processor.setSubscriptionStatus(subscription.id, "canceled");
     expect(await codeOf(deliver(event, "whsec_someone_else"))).toBe("400 invalid_signature");
-    const { payload } = processor.signed(event);
-    const { signature } = processor.signed({ ...event, id: "evt_other" });
+    const { payload } = signedEvent(event);
+    const { signature } = signedEvent({ ...event, id: "evt_other" });
     expect(await codeOf(receiveWebhook(db, payload, signature))).toBe("400 invalid_signature");
     expect(await codeOf(receiveWebhook(db, payload, null))).toBe("400 invalid_signature");
     const [account] = await db.select().from(billingAccounts).where(eq(billingAccounts.tenantId, scope.tenantId));
