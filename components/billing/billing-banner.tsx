@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { useConsole } from "../console/context";
 import { usePlan } from "./billing-data";
 
 /**
@@ -9,6 +10,7 @@ import { usePlan } from "./billing-data";
  */
 export function BillingBanner() {
   const plan = usePlan();
+  const { role } = useConsole();
   if (!plan || (!plan.isChoicePending && plan.status !== "past_due")) return null;
   const text = plan.isChoicePending
     ? "The subscription ended and this namespace holds more devices than the free plan keeps."
@@ -19,12 +21,16 @@ export function BillingBanner() {
       className="flex flex-wrap items-center gap-2 bg-amber-100 px-4 py-2 text-sm text-amber-950 dark:bg-amber-900 dark:text-amber-50"
     >
       {text}
-      <Link
-        href={plan.isChoicePending ? "/settings/billing?choose=1" : "/settings/billing"}
-        className="font-semibold underline"
-      >
-        {plan.isChoicePending ? "Choose devices or subscribe" : "Review billing"}
-      </Link>
+      {role !== "owner" ? (
+        "The namespace's owner can resolve it."
+      ) : (
+        <Link
+          href={plan.isChoicePending ? "/settings/billing?choose=1" : "/settings/billing"}
+          className="font-semibold underline"
+        >
+          {plan.isChoicePending ? "Choose devices or subscribe" : "Review billing"}
+        </Link>
+      )}
     </div>
   );
 }

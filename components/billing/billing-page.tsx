@@ -75,19 +75,26 @@ function Plan({ namespace, onChoose }: { namespace: Namespace; onChoose: () => v
   if (!plan) return null;
   const hasCard = (customer.data?.payment_methods.length ?? 0) > 0;
   const sentence = stateSentence(plan.status, subscription.data?.end_at ?? 0, freePlanDevices);
+  const subscribeButton = (variant: "primary" | "secondary") => (
+    <Button
+      variant={variant}
+      isPending={subscribe.isPending}
+      onClick={() => subscribe.mutate(undefined, { onSuccess: () => toast.success("Subscribed") })}
+    >
+      {plan.status === "none" ? "Subscribe" : "Subscribe again"}
+    </Button>
+  );
   const action = plan.isChoicePending ? (
-    <Button onClick={onChoose}>Choose devices</Button>
+    <div className="flex flex-wrap gap-2">
+      <Button onClick={onChoose}>Choose devices</Button>
+      {hasCard && subscribeButton("secondary")}
+    </div>
   ) : plan.status === "past_due" ? (
     <Button isPending={addCard.isPending} onClick={() => addCard.mutate(undefined)}>
       Add a card
     </Button>
   ) : plan.isPaying ? null : hasCard ? (
-    <Button
-      isPending={subscribe.isPending}
-      onClick={() => subscribe.mutate(undefined, { onSuccess: () => toast.success("Subscribed") })}
-    >
-      Subscribe
-    </Button>
+    subscribeButton("primary")
   ) : (
     <Button isPending={addCard.isPending} onClick={() => addCard.mutate(undefined)}>
       Add a card to subscribe

@@ -54,7 +54,7 @@ export function DeviceChoiceDialog({ isOpen, onClose }: { isOpen: boolean; onClo
             {chosen.length} of {limit} selected
           </legend>
           <ul className="grid max-h-72 gap-1 overflow-y-auto">
-            {list.map((device, index) => {
+            {list.map((device) => {
               const isChosen = chosen.includes(device.uid);
               return (
                 <li key={device.uid}>
@@ -67,7 +67,6 @@ export function DeviceChoiceDialog({ isOpen, onClose }: { isOpen: boolean; onClo
                       onChange={() => toggle(device.uid)}
                     />
                     <span className="min-w-0 flex-1 truncate font-medium">{device.name}</span>
-                    {index < limit && <span className="text-xs text-slate-600 dark:text-slate-400">most used</span>}
                   </label>
                 </li>
               );
