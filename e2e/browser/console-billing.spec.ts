@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { signedEvent, stripeTestKey } from "@/testing/stripe-server";
+import { expectNoSeriousA11yViolation } from "./support/a11y";
 import { apiToken, newAccount, registerDevice, signIn } from "./support/console";
 import { cli } from "./support/outbox";
 import { stripePort } from "./support/processor";
@@ -72,6 +73,7 @@ test("over the free plan: the accept's 402 leads to the device choice; cards: de
   await expect(dialog).toBeHidden();
   await expect(banner).toHaveCount(0);
   await expect(page.getByRole("main")).toContainText("3 of 3 accepted devices");
+  await expectNoSeriousA11yViolation(page);
 
   const cards = page.getByRole("table", { name: "Payment methods" });
   await expect(cards.getByRole("row")).toHaveCount(3);
