@@ -396,9 +396,9 @@ export async function unscopedReconcileBilling(db: Executor) {
 /** The namespace's accepted devices, the most used first (sessions in the last 30 days). */
 export async function listMostUsedDevices(db: Executor, scope: Scope) {
   billingFor(scope);
-  const { name } = await namespaceState(db, scope.tenantId);
+  const { name, isFull } = await namespaceState(db, scope.tenantId);
   const rows = await mostUsedDevices(db, scope.tenantId);
-  return rows.map((row) => describeDevice(row, name, true));
+  return rows.map((row) => describeDevice(row, name, isFull));
 }
 
 /**
