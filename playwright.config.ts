@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { browserProcessorEnv } from "./e2e/browser/support/processor";
 import { chromiumLaunchOptions } from "./testing/chromium";
 
 const port = Number(process.env.BROWSER_TEST_PORT ?? 18_930);
@@ -12,6 +13,8 @@ const dataDir = process.env.BROWSER_DATA_DIR;
 
 export default defineConfig({
   testDir: "e2e/browser",
+  // The payment processor's stand-in (billing is on, as the cloud edition runs it).
+  globalSetup: "./e2e/browser/support/processor.ts",
   timeout: 60_000,
   workers: 1,
   reporter: process.env.CI ? "list" : "line",
@@ -44,6 +47,7 @@ export default defineConfig({
       REQUIRE_EMAIL_CONFIRMATION: "true",
       // The connectors spec dials a Docker engine of its own on the loopback.
       CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32",
+      ...browserProcessorEnv,
     },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
   },

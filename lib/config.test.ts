@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, publicUrl } from "./config";
+import { ConfigError, isBillingOn, parseConfig, publicUrl } from "./config";
 
 /** The ConfigError message parseConfig throws for `env`, or a failure when it does not throw. */
 function configError(env: Record<string, string | undefined>): string {
@@ -40,7 +40,17 @@ describe("parseConfig", () => {
       MAIL_REQUESTS_PER_HOUR_PER_SOURCE: 30,
       CONNECTOR_ALLOWED_CIDRS: [],
       CONNECTOR_SYNC_SECONDS: 10,
+      STRIPE_API_PORT: 443,
+      STRIPE_API_PROTOCOL: "https",
+      FREE_PLAN_DEVICES: 3,
     });
+  });
+
+  it("turns billing on in the cloud edition with a processor key", () => {
+    expect(isBillingOn(parseConfig({ STRIPE_SECRET_KEY: "sk_test_x" }))).toBe(true);
+    expect(isBillingOn(parseConfig({ STRIPE_SECRET_KEY: "sk_test_x", EDITION: "community" }))).toBe(false);
+    expect(isBillingOn(parseConfig({}))).toBe(false);
+    expect(configError({ STRIPE_API_PROTOCOL: "ftp" })).toMatch(/STRIPE_API_PROTOCOL/);
   });
 
   it("requires e-mail confirmation by default only when mail can leave the server", () => {

@@ -77,6 +77,15 @@ export const configSchema = z.object({
   // loopback, private or link-local, and how often each enabled connector is synced.
   CONNECTOR_ALLOWED_CIDRS: ipOrCidrList,
   CONNECTOR_SYNC_SECONDS: integer(10, 1, 3600),
+  // Billing (cloud edition, docs/billing.md): off without STRIPE_SECRET_KEY. The API_* three point
+  // the official client at a local Stripe-compatible server (stripe-mock, the test suite's own).
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_PRICE_ID: z.string().min(1).optional(),
+  STRIPE_API_HOST: z.string().min(1).optional(),
+  STRIPE_API_PORT: integer(443, 1, 65535),
+  STRIPE_API_PROTOCOL: z.enum(["http", "https"]).default("https"),
+  FREE_PLAN_DEVICES: integer(3, 0, 1_000_000),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMATION"> & {
@@ -86,7 +95,15 @@ export type Config = Omit<z.infer<typeof configSchema>, "REQUIRE_EMAIL_CONFIRMAT
 export class ConfigError extends Error {}
 
 // Their values never appear in messages.
-const secretVariables = new Set(["JWT_SECRET", "DATABASE_URL", "SMTP_URL", "MFA_ENCRYPTION_KEY", "INTERNAL_SECRET"]);
+const secretVariables = new Set([
+  "JWT_SECRET",
+  "DATABASE_URL",
+  "SMTP_URL",
+  "MFA_ENCRYPTION_KEY",
+  "INTERNAL_SECRET",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+]);
 
 /** Parses an environment; the message names every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -108,6 +125,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 export function getConfig(): Config {
   return processSingleton("config", () => parseConfig(process.env));
 }
+
+/** Billing is on in the cloud edition with a processor key (docs/billing.md). */
+export const isBillingOn = (config: Config) => config.EDITION === "cloud" && config.STRIPE_SECRET_KEY !== undefined;
 
 export function publicUrl(config: Config): string {
   return (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");

@@ -13,6 +13,21 @@ export class ApiError extends Error {
   }
 }
 
+/** A failure whose body also names its kind, `{message, code}` (billing, docs/billing.md). */
+export class CodedError extends ApiError {
+  constructor(
+    status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(status, message);
+  }
+
+  override body() {
+    return { message: this.message, code: this.code };
+  }
+}
+
 export type FieldIssue = { field: string; message: string };
 
 /** 400 with `{message, fields}`; on user register/update the body is the array of field names. */

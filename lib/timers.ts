@@ -1,11 +1,12 @@
 import { unscopedPurgeStaleAttempts } from "./auth/lockout";
-import type { Config } from "./config";
+import { type Config, isBillingOn } from "./config";
 import type { Db } from "./db";
 import { errorText } from "./errors";
 import { log } from "./log";
 import { startDelivery, unscopedPurgeOutbox } from "./mail/outbox";
 import { unscopedMarkSilentDevicesOffline } from "./services/agent";
 import { unscopedPurgeAudit } from "./services/audit";
+import { unscopedReconcileBilling } from "./services/billing";
 import { unscopedSyncDueConnectors } from "./services/connector-sync";
 import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
@@ -39,6 +40,8 @@ export function startTimers(db: Db, config: Config) {
     ...(config.SMTP_URL
       ? [every(Math.min(15, config.MAIL_RETRY_SECONDS), "delivering mail", async () => startDelivery())]
       : []),
+    // The processor is the source of truth: a missed webhook is made good within a day.
+    ...(isBillingOn(config) ? [every(86_400, "reconciling billing", () => unscopedReconcileBilling(db))] : []),
     // A PostgreSQL server vacuums itself (autovacuum); the embedded database, one table every 10 minutes.
     ...(config.DATABASE_URL
       ? []

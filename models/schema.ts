@@ -1,6 +1,7 @@
 export * from "./announcements";
 export * from "./api-keys";
 export * from "./audit";
+export * from "./billing";
 export * from "./connectors";
 export * from "./devices";
 export * from "./events";

@@ -35,7 +35,7 @@ const isInTerminal = (target: EventTarget | null) => target instanceof Element &
  */
 export function CommandPalette() {
   const router = useRouter();
-  const { role } = useConsole();
+  const { role, edition } = useConsole();
   const [isOpen, setOpen] = useState(false);
   const [text, setText] = useState("");
   const [active, setActive] = useState(0);
@@ -56,7 +56,7 @@ export function CommandPalette() {
 
   const needle = text.trim().toLowerCase();
   const sections: Entry[] = navigation
-    .filter((item) => role !== undefined && can(role, item.needs))
+    .filter((item) => role !== undefined && can(role, item.needs) && (!item.isCloudOnly || edition === "cloud"))
     .filter((item) => item.label.toLowerCase().includes(needle))
     .map((item) => ({ id: item.href, label: item.label, hint: "Go to", icon: item.icon, href: item.href }));
   const deviceEntries: Entry[] = (devices.data?.data ?? []).flatMap((device) => [

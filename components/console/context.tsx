@@ -9,7 +9,10 @@ export type ConsoleIdentity = {
   tenant: string;
   role?: MemberRole;
   edition: "cloud" | "community";
-  info: { version: string; endpoints: { api: string; ssh: string } };
+  /** `billing`: the cloud edition bills namespaces here (docs/billing.md). */
+  info: { version: string; endpoints: { api: string; ssh: string }; billing: boolean };
+  /** Accepted devices a namespace holds without a subscription, when billing is on. */
+  freePlanDevices: number;
   /** The address people and agents reach the service at (`PUBLIC_URL`). */
   publicUrl: string;
   /** Epoch seconds until which a spent recovery code still lets MFA be turned off. */

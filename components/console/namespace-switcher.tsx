@@ -5,14 +5,18 @@ import { Check, ChevronsUpDown, Plus } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useEffect, useMemo, useState, useTransition } from "react";
 import { toast } from "sonner";
+import type { z } from "zod";
 import { Badge, Button, TextField } from "@/components/ui/controls";
 import { Popover } from "@/components/ui/popover";
 import type { MemberRole } from "@/lib/auth/roles";
 import { leaveSessionNamespace, switchNamespace } from "@/lib/console/namespace-switch";
+import type { namespaceBillingObject } from "@/lib/schemas/billing";
 import { createNamespaceBody } from "@/lib/schemas/namespaces";
 import { api, failureText, json } from "./api";
 import { useConsole } from "./context";
 import { queryKeys } from "./query-keys";
+
+export type NamespaceBilling = z.infer<typeof namespaceBillingObject>;
 
 export type Member = {
   id: string;
@@ -31,6 +35,7 @@ export type Namespace = {
   max_devices: number;
   device_count: number;
   settings: { session_record: boolean; connection_announcement: string };
+  billing: NamespaceBilling | null;
 };
 
 /** The namespaces the user belongs to (the switcher's list; up to 100). */

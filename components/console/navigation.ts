@@ -1,6 +1,7 @@
 import {
   Container,
   Cpu,
+  CreditCard,
   History,
   KeyRound,
   LayoutDashboard,
@@ -20,6 +21,8 @@ export type NavItem = {
   needs: Action;
   /** A count shown beside the label, and what it counts. */
   badge?: { count: (stats: Stats) => number; noun: string; tone: "attention" | "live" };
+  /** Hidden in the community edition. */
+  isCloudOnly?: boolean;
 };
 
 /** The sections; a role that may never read one does not see it. */
@@ -46,4 +49,6 @@ export const navigation: NavItem[] = [
   { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
   { href: "/activity", label: "Activity", icon: ScrollText, needs: "audit.view" },
   { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
+  // Every member sees who manages billing; only the owner manages it.
+  { href: "/settings/billing", label: "Billing", icon: CreditCard, needs: "namespace.read", isCloudOnly: true },
 ];

@@ -34,6 +34,12 @@ export const queryKeys = {
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,
   /** The audit trail (the activity page), by its filters and page. */
   audit: (tenant: string, params: Record<string, unknown>) => ["audit", tenant, params] as const,
+  billing: {
+    all: (tenant: string) => ["billing", tenant] as const,
+    customer: (tenant: string) => ["billing", tenant, "customer"] as const,
+    subscription: (tenant: string) => ["billing", tenant, "subscription"] as const,
+    mostUsed: (tenant: string) => ["billing", tenant, "most-used"] as const,
+  },
   sessions: {
     all: (tenant: string) => ["sessions", tenant] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["sessions", tenant, "list", params] as const,

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, Suspense, useEffect, useState } from "react";
 import { AnnouncementModal } from "../announcements/announcements";
+import { BillingBanner } from "../billing/billing-banner";
 import { TerminalsProvider } from "../terminal/terminal-dock";
 import { CommandPalette } from "./command-palette";
 import { useConnectivity } from "./connectivity";
@@ -19,9 +20,13 @@ import { UserMenu } from "./user-menu";
 function NavLink({ item, onNavigate }: { item: NavItem; onNavigate: () => void }) {
   const pathname = usePathname();
   const { allowed } = usePermission(item.needs);
+  const { edition } = useConsole();
   const stats = useStats().data?.data;
-  if (!allowed) return null;
-  const isCurrent = pathname === item.href || pathname.startsWith(`${item.href}/`);
+  if (!allowed || (item.isCloudOnly && edition !== "cloud")) return null;
+  // The deepest section that holds the page (Billing, not Settings, on /settings/billing).
+  const holds = (href: string) => pathname === href || pathname.startsWith(`${href}/`);
+  const isCurrent =
+    holds(item.href) && !navigation.some((other) => other.href.length > item.href.length && holds(other.href));
   const count = stats && item.badge ? item.badge.count(stats) : 0;
   const Icon = item.icon;
   return (
@@ -169,6 +174,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
         </header>
         <UnreachableBanner />
         <RecoveryWindowBanner />
+        {tenant && <BillingBanner />}
         <main id="main-content" tabIndex={-1} className="mx-auto max-w-7xl px-4 py-6 outline-none sm:px-6 lg:px-8">
           {tenant ? <TerminalsProvider>{children}</TerminalsProvider> : <NoNamespace />}
         </main>

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
-import { type Answer, api, failureText, json } from "../console/api";
+import { type Answer, ApiFailure, api, failureText, json } from "../console/api";
 import { useConsole } from "../console/context";
 import { queryKeys } from "../console/query-keys";
 import type { Device } from "./device-data";
@@ -39,7 +39,13 @@ export function useStatusChange() {
       deviceCalls[to](device.uid),
     onSuccess: (_answer, { device, to }) =>
       toast.success(`${device.name} ${to === "accept" ? "accepted" : "rejected"}`),
-    onError: (failure, { device, to }) => toast.error(`${device.name} was not ${to}ed: ${failureText(failure)}`),
+    onError: (failure, { device, to }) =>
+      toast.error(`${device.name} was not ${to}ed: ${failureText(failure)}`, {
+        // Past the plan's limit (402): the way to more devices, or to the device choice.
+        ...(failure instanceof ApiFailure && failure.status === 402
+          ? { action: { label: "See plan", onClick: () => window.location.assign("/settings/billing?choose=1") } }
+          : {}),
+      }),
     onSettled: invalidate,
   });
 }

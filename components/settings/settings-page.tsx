@@ -1,12 +1,14 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { toast } from "sonner";
 import { type FieldErrors, fieldErrorsOf, focusFirstInvalid } from "@/components/auth/field-errors";
 import { Button, Callout, Card, CopyButton, TextField } from "@/components/ui/controls";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { LoadFailure, LoadingRows } from "@/components/ui/list-states";
+import { UsageBar } from "@/components/ui/usage-bar";
 import { editNamespaceBody, namespaceSettings } from "@/lib/schemas/namespaces";
 import { type Answer, ApiFailure, api, failureText, json } from "../console/api";
 import { useConsole, usePermission } from "../console/context";
@@ -244,21 +246,10 @@ function AnnouncementEditor({ namespace }: { namespace: Namespace }) {
 function DeviceLimit({ namespace }: { namespace: Namespace }) {
   const used = namespace.device_count;
   const limit = namespace.max_devices;
-  const isCapped = limit >= 0;
-  const share = isCapped ? Math.min(1, limit === 0 ? 1 : used / limit) : 0;
-  const tone = share >= 1 ? "bg-red-600" : share >= 0.9 ? "bg-amber-500" : "bg-indigo-600";
   return (
     <div className="grid gap-2">
-      <p className="text-sm">
-        <strong>{used.toLocaleString()}</strong> {isCapped ? `of ${limit.toLocaleString()} ` : ""}accepted devices
-        {isCapped ? "" : " (no limit)"}
-      </p>
-      {isCapped && (
-        <div aria-hidden className="h-2 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800">
-          <div className={`h-full rounded-full ${tone}`} style={{ width: `${share * 100}%` }} />
-        </div>
-      )}
-      {isCapped && share >= 1 && (
+      <UsageBar used={used} limit={limit} />
+      {limit >= 0 && used >= limit && (
         <p className="text-xs text-slate-600 dark:text-slate-400">
           The limit is reached: accepting another device is refused until one is removed.
         </p>
@@ -341,7 +332,7 @@ function DeleteNamespace({ namespace }: { namespace: Namespace }) {
 
 /** The namespace's settings: General, SSH, Limits and the danger zone. */
 export function SettingsPage() {
-  const { tenant } = useConsole();
+  const { tenant, edition } = useConsole();
   const query = useNamespace();
   const namespace = query.data?.data;
   return (
@@ -371,6 +362,14 @@ export function SettingsPage() {
           </Section>
           <Section title="Limits">
             <DeviceLimit namespace={namespace} />
+            {edition === "cloud" && (
+              <Link
+                href="/settings/billing"
+                className="text-sm font-semibold text-indigo-700 underline dark:text-indigo-300"
+              >
+                Plan and billing
+              </Link>
+            )}
           </Section>
           <Section title="Danger zone">
             <DeleteNamespace namespace={namespace} />

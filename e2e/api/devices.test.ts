@@ -511,7 +511,7 @@ describe("max_devices", () => {
 
     const refused = await call("PATCH", `/api/devices/${third?.uid}/accept`, on(cloud, namespace));
     expect(refused.status).toBe(402);
-    expect(refused.body).toEqual({ message: expect.stringContaining("2") });
+    expect(refused.body).toEqual({ message: expect.stringContaining("2"), code: "device_limit_reached" });
     expect((await call("GET", `/api/devices/${third?.uid}`, on(cloud, namespace))).body).toEqual(before.body);
     const read = await call("GET", `/api/namespaces/${namespace.tenantId}`, on(cloud, namespace));
     expect(read.body).toMatchObject({ max_devices: 2, device_count: 2 });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations } from "@/lib/api";
 import { cli, type Data, expectOk } from "@/testing/cli";
 import { call } from "@/testing/client";
 import { newDataDir } from "@/testing/data-dir";
@@ -75,6 +76,16 @@ describe("EDITION=community", () => {
     ] as const) {
       const response = await call(method, url, { baseUrl: community.url, body: method === "GET" ? undefined : {} });
       expect(response.status, `${method} ${url}`).toBe(404);
+    }
+  });
+
+  it("answers 404 for every billing operation, the webhook included", async () => {
+    const billing = operations.filter((operation) => operation.path.startsWith("/api/billing/"));
+    expect(billing.length).toBeGreaterThan(10);
+    for (const operation of billing) {
+      const body = operation.method === "POST" ? {} : undefined;
+      const response = await call(operation.method, operation.path, { baseUrl: community.url, body });
+      expect(response.status, operation.path).toBe(404);
     }
   });
 

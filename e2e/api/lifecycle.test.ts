@@ -430,6 +430,7 @@ describe("server life cycle", () => {
       version: packageJson.version,
       endpoints: { api: "devices.example.org:443", ssh: `devices.example.org:${sshPort}` },
       setup: false,
+      billing: false,
     });
 
     const portInfo = await call("GET", "/info", { baseUrl: withPort.url });
@@ -444,6 +445,7 @@ describe("server life cycle", () => {
       version: packageJson.version,
       endpoints: { api: `localhost:${plain.port}`, ssh: `localhost:${plain.sshPort}` },
       setup: false,
+      billing: false,
     });
   });
 });

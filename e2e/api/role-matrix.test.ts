@@ -146,18 +146,20 @@ async function actorIn(namespace: SeededNamespace, role: Role, via: Via): Promis
   return { role, via, user, credentials: { token: user.tenantToken } };
 }
 
-/** 200 when the operation lets this role (through this credential) in, else 403. */
+/** 200 (or the entry's `allowedStatus`) when the operation lets this role (through this credential) in, else 403. */
 function expectedStatus(operation: Operation, role: Role, via: Via): number {
   const access = operation.access;
-  if (entryOf(operation).refusedRoles?.includes(role)) return 403;
+  const entry = entryOf(operation);
+  if (entry.refusedRoles?.includes(role)) return 403;
+  const allowed = entry.allowedStatus ?? 200;
   switch (access.kind) {
     case "user":
-      return via === "jwt" ? 200 : 403;
+      return via === "jwt" ? allowed : 403;
     case "principal":
-      return 200;
+      return allowed;
     case "tenant":
       if (via === "apikey" && access.apiKey === false) return 403;
-      return can(role, access.permission) ? 200 : 403;
+      return can(role, access.permission) ? allowed : 403;
     default:
       throw new Error(`${operation.id}: no role matrix for access kind '${access.kind}'`);
   }

@@ -3,6 +3,7 @@ import { agentOperations } from "./agent";
 import { announcementOperations } from "./announcements";
 import { apiKeyOperations } from "./api-keys";
 import { auditOperations } from "./audit";
+import { billingOperations } from "./billing";
 import { connectorOperations } from "./connectors";
 import { containerOperations } from "./containers";
 import { deviceOperations } from "./devices";
@@ -40,5 +41,6 @@ export const operations = [
   ...auditOperations,
   ...terminalOperations,
   ...announcementOperations,
+  ...billingOperations,
   ...internalOperations,
 ];

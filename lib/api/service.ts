@@ -16,6 +16,8 @@ export const serverInfo = defineOperation({
     version: z.string(),
     endpoints: z.object({ api: z.string(), ssh: z.string() }),
     setup: z.boolean(),
+    /** Billing (cloud edition): on with a payment processor configured, else off (docs/billing.md). */
+    billing: z.boolean(),
   }),
 });
 

@@ -33,6 +33,10 @@ describe("the permission table", () => {
     expect(memberRoles.filter((role) => can(role, "namespace.delete"))).toEqual(["owner"]);
   });
 
+  it("lets only the owner manage billing", () => {
+    expect(memberRoles.filter((role) => can(role, "billing.manage"))).toEqual(["owner"]);
+  });
+
   it("lets every member read the namespace, its API keys and the session-record setting", () => {
     for (const role of memberRoles) {
       expect(can(role, "namespace.read")).toBe(true);

@@ -41,6 +41,7 @@ export const actions = [
   "connector.manage",
   "stats.read",
   "audit.view",
+  "billing.manage",
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -82,7 +83,7 @@ const administrator: Action[] = [
   "audit.view",
   "connector.manage",
 ];
-const owner: Action[] = [...administrator, "namespace.delete"];
+const owner: Action[] = [...administrator, "namespace.delete", "billing.manage"];
 
 /** The one permission table: which role may take which action. Routes and the console read it. */
 export const permissions: Record<MemberRole, ReadonlySet<Action>> = {

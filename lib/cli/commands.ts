@@ -9,6 +9,7 @@ import { namespaceName } from "../schemas/namespaces";
 import { email, password, username } from "../schemas/users";
 import { createAnnouncement, deleteAnnouncement, listAllAnnouncements } from "../services/announcements";
 import { verifyAuditChain } from "../services/audit";
+import { unscopedReconcileBilling } from "../services/billing";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
 import { isSetUp, setupLink } from "../services/setup";
@@ -34,6 +35,7 @@ export const usage = `Usage: npm run cli -- COMMAND
   setup link                                 the first-run page's link, while the service has no account
   audit verify NAMESPACE                     check the hash chain of a namespace's audit trail (--service: the
                                              trail of logins outside namespaces); names the first broken row
+  billing reconcile                          read every namespace's subscription from the payment processor again
 `;
 
 class UsageError extends Error {}
@@ -204,6 +206,14 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
         );
       const start = verdict.startsAfterPurge ? ", starting where the last retention purge ended" : "";
       return `${trail} is intact: ${verdict.rows} rows${start}`;
+    },
+  },
+  {
+    words: ["billing", "reconcile"],
+    arity: [0, 0],
+    run: async (db) => {
+      const { accounts, failed } = await unscopedReconcileBilling(db);
+      return `reconciled ${accounts - failed} of ${accounts} billing accounts\n`;
     },
   },
   {

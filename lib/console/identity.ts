@@ -25,6 +25,7 @@ export async function consoleIdentity() {
     role: (user.role || undefined) as MemberRole | undefined,
     edition: getConfig().EDITION,
     info: describeServer(),
+    freePlanDevices: getConfig().FREE_PLAN_DEVICES,
     publicUrl: publicUrl(getConfig()),
     recoveryExpiresAt: session.recoveryExpiresAt,
   };

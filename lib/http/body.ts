@@ -13,9 +13,13 @@ const tooLarge = () => new ApiError(413, "request body is larger than 1 MB", { c
  * heartbeat path about a tenth of its CPU per request.
  */
 export async function readJsonBody(body: Readable | null, declaredLength: string | null | undefined) {
+  return parseJsonBody(await readTextBody(body, declaredLength));
+}
+
+/** A body's exact text, within the same 1 MB (a signed webhook: the signature covers these bytes). */
+export async function readTextBody(body: Readable | null, declaredLength: string | null | undefined) {
   if (Number(declaredLength ?? "0") > maxBodyBytes) throw tooLarge();
-  if (!body) return {};
-  return parseJsonBody(await readText(body));
+  return body ? readText(body) : "";
 }
 
 function readText(body: Readable): Promise<string> {

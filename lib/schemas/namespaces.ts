@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { memberStatuses } from "@/models/enums";
 import { terminalSafe } from "../text";
+import { namespaceBillingObject } from "./billing";
 import { memberRole, pagination, tenantId, timestamp } from "./common";
 import { filterQuery } from "./list-filter";
 import { accountIdentifier } from "./users";
@@ -90,5 +91,5 @@ export const namespaceObject = z.object({
   max_devices: z.number().int(),
   device_count: z.number().int(),
   created_at: timestamp,
-  billing: z.null(),
+  billing: namespaceBillingObject.nullable(),
 });

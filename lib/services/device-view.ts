@@ -3,10 +3,11 @@ import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Executor } from "../db";
 import { notFound } from "../errors";
+import { deviceLimit } from "./plan-limit";
 
 /**
  * A device row as the API shows it. `acceptable` says whether accepting it now would stay
- * within the namespace's `max_devices` (pass whether the namespace is full).
+ * within the namespace's device limit (pass whether the namespace is full).
  */
 export function describeDevice(row: DeviceRow, namespaceName: string, isNamespaceFull = false) {
   return {
@@ -31,7 +32,8 @@ export function describeDevice(row: DeviceRow, namespaceName: string, isNamespac
 }
 
 /**
- * The namespace's name and whether it holds `max_devices` accepted devices already (-1: no cap).
+ * The namespace's name and whether it holds as many accepted devices as its limit already
+ * (`max_devices` or the free plan's, plan-limit.ts; -1: no cap).
  * Counting stops at the cap, so a large namespace costs no more than its limit.
  */
 export async function namespaceState(db: Executor, tenantId: string) {
@@ -40,13 +42,14 @@ export async function namespaceState(db: Executor, tenantId: string) {
     .from(namespaces)
     .where(eq(namespaces.tenantId, tenantId));
   if (!namespace) throw notFound("namespace");
-  if (namespace.maxDevices < 0) return { name: namespace.name, isFull: false };
+  const { limit } = await deviceLimit(db, tenantId, namespace.maxDevices);
+  if (limit < 0) return { name: namespace.name, isFull: false };
   const upToCap = db
     .select({ uid: devices.uid })
     .from(devices)
     .where(and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted")))
-    .limit(namespace.maxDevices)
+    .limit(limit)
     .as("accepted");
   const [accepted] = await db.select({ count: count() }).from(upToCap);
-  return { name: namespace.name, isFull: (accepted?.count ?? 0) >= namespace.maxDevices };
+  return { name: namespace.name, isFull: (accepted?.count ?? 0) >= limit };
 }

@@ -5,7 +5,7 @@ import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
 import type { Executor } from "../db";
 import { readPage } from "../db/paging";
-import { ApiError, conflict, isUniqueViolation, notFound } from "../errors";
+import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
@@ -14,6 +14,7 @@ import type { FilterItem } from "../schemas/list-filter";
 import { describeDevice, namespaceState } from "./device-view";
 import { type EventType, publishEvents } from "./events";
 import { type FilterField, filterToSql } from "./list-filter";
+import { type DeviceLimit, deviceLimit } from "./plan-limit";
 
 /** The only names a filter may use (API.md): each maps to a column or expression, never to SQL text. */
 /** The properties a device-list filter may name. */
@@ -134,16 +135,22 @@ export async function updateDevice(
   return view(db, scope, row);
 }
 
-function deviceLimitReached(maxDevices: number) {
+function deviceLimitReached({ limit, isFreePlan }: DeviceLimit) {
+  const message = `the namespace has reached its limit of ${limit} accepted devices`;
+  if (isFreePlan)
+    return new CodedError(402, "device_limit_reached", `${message} on the free plan: subscribe to add more`);
   // The cloud edition sells more devices (402 Payment Required); the community edition just refuses.
-  const status = getConfig().EDITION === "cloud" ? 402 : 403;
-  return new ApiError(status, `the namespace has reached its limit of ${maxDevices} accepted devices`);
+  return getConfig().EDITION === "cloud"
+    ? new CodedError(402, "device_limit_reached", message)
+    : new ApiError(403, message);
 }
 
 /**
- * Accepts a device unless the namespace already has `max_devices` accepted devices. Accepts in
- * one namespace queue on its row (FOR NO KEY UPDATE, which agents inserting devices do not wait
- * for), so concurrent accepts each count the others' committed results and never pass the cap.
+ * Accepts a device unless the namespace already has as many accepted devices as its limit
+ * (`max_devices`, or the free plan's: plan-limit.ts). Accepts in one namespace queue on its row
+ * (FOR NO KEY UPDATE, which agents inserting devices do not wait for; billing's changes of plan
+ * take the same lock), so concurrent accepts each count the others' committed results and never
+ * pass the cap.
  */
 export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
   const row = await db.transaction(async (tx) => {
@@ -153,12 +160,13 @@ export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
       .where(eq(namespaces.tenantId, scope.tenantId))
       .for("no key update");
     const device = await findDevice(tx, scope, uid);
-    if (namespace && namespace.maxDevices >= 0 && device.status !== "accepted") {
+    const limit = namespace && (await deviceLimit(tx, scope.tenantId, namespace.maxDevices));
+    if (limit && limit.limit >= 0 && device.status !== "accepted") {
       const [accepted] = await tx
         .select({ count: count() })
         .from(devices)
         .where(and(eq(devices.tenantId, scope.tenantId), eq(devices.status, "accepted"), ne(devices.uid, uid)));
-      if ((accepted?.count ?? 0) >= namespace.maxDevices) throw deviceLimitReached(namespace.maxDevices);
+      if ((accepted?.count ?? 0) >= limit.limit) throw deviceLimitReached(limit);
     }
     const [updated] = await tx
       .update(devices)

@@ -12,6 +12,7 @@ import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
 import { audited } from "./audit";
 import { type FilterField, filterToSql } from "./list-filter";
+import { namespaceBillings } from "./plan-limit";
 
 const filterFields: Record<string, FilterField> = {
   name: { column: namespaces.name, type: "text" },
@@ -42,6 +43,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
     .from(devices)
     .where(and(inArray(devices.tenantId, tenantIds), eq(devices.status, "accepted")))
     .groupBy(devices.tenantId);
+  const billings = await namespaceBillings(db, tenantIds);
   return rows.map((row) => ({
     name: row.name,
     owner: row.owner,
@@ -64,7 +66,7 @@ async function describeNamespaces(db: Executor, rows: NamespaceRow[]) {
     max_devices: row.maxDevices,
     device_count: deviceCounts.find((item) => item.tenantId === row.tenantId)?.count ?? 0,
     created_at: row.createdAt,
-    billing: null,
+    billing: billings.get(row.tenantId) ?? null,
   }));
 }
 

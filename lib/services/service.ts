@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { getConfig, publicUrl } from "../config";
+import { getConfig, isBillingOn, publicUrl } from "../config";
 import type { Executor } from "../db";
 import { processSlot } from "../process-state";
 import { version } from "../version";
@@ -22,5 +22,9 @@ export function describeServer() {
   const url = new URL(publicUrl(config));
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   const sshPort = listeningSshPort.get() ?? config.SSH_PORT;
-  return { version, endpoints: { api: `${url.hostname}:${port}`, ssh: `${url.hostname}:${sshPort}` } };
+  return {
+    version,
+    endpoints: { api: `${url.hostname}:${port}`, ssh: `${url.hostname}:${sshPort}` },
+    billing: isBillingOn(config),
+  };
 }

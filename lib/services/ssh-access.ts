@@ -11,6 +11,7 @@ import { hexUidShape } from "../protocol";
 import { md5Fingerprint } from "../ssh-public-key";
 import { filterAdmits } from "./device-filter";
 import { decideConnection } from "./firewall";
+import { planRefusal } from "./plan-limit";
 import { keyBlobOfData } from "./public-key-format";
 import { searchUserRegex } from "./regex";
 
@@ -73,7 +74,11 @@ export async function unscopedFindTargetDevice(db: Executor, target: Target): Pr
       ),
     );
   if (!row) throw new Refusal("unknown namespace or device");
+  if (row.status === "removed")
+    throw new Refusal("the device is removed: it is not among the devices its namespace's plan keeps");
   if (row.status !== "accepted") throw new Refusal(`the device is ${row.status}`);
+  const planRefused = await planRefusal(db, row.tenantId, row.uid);
+  if (planRefused) throw new Refusal(planRefused);
   const { status: _, ...device } = row;
   return device;
 }

@@ -12,5 +12,7 @@ export type Entry = {
   freshNamespace?: boolean;
   /** Roles the operation's own rule refuses (403) although the permission table lets them in. */
   refusedRoles?: Role[];
+  /** What a role that is let in gets, when not 200 (billing, off on the run's server: 424). */
+  allowedStatus?: number;
   request: (namespace: SeededNamespace, actor: Actor) => Promise<Prepared> | Prepared;
 };
