@@ -42,7 +42,7 @@ export const navigation: NavItem[] = [
     needs: "session.read",
     badge: { count: (stats) => stats.active_sessions, noun: "active", tone: "live" },
   },
-  { href: "/containers", label: "Containers", icon: Container, needs: "connector.read" },
+  { href: "/containers", label: "Containers", icon: Container, needs: "connector.read", isCloudOnly: true },
   { href: "/keys", label: "Keys", icon: KeyRound, needs: "publickey.read" },
   { href: "/firewall", label: "Firewall", icon: ShieldCheck, needs: "firewall.read" },
   { href: "/tags", label: "Tags", icon: Tags, needs: "tag.read" },
