@@ -14,6 +14,7 @@ export type AuditEntry = z.infer<typeof auditEntry>;
 /** The kinds of action the filter offers: an API `action` prefix each. */
 export const actionGroups = [
   ["ssh.", "SSH logins"],
+  ["device.", "Devices"],
   ["access.", "Refused operations"],
   ["api_key.", "API keys"],
   ["session.", "Sessions"],
@@ -23,6 +24,7 @@ export const actionGroups = [
   ["member.", "Members and roles"],
   ["namespace.", "Namespace settings"],
   ["connector.", "Connectors"],
+  ["billing.", "Billing"],
   ["audit.", "Retention purges"],
 ] as const;
 

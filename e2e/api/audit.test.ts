@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { cli, type Data, expectError, expectOk } from "@/testing/cli";
 import { call, uniqueName } from "@/testing/client";
+import { seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 
 /**
@@ -146,6 +147,25 @@ describe("audit trail", () => {
       ["connector.create", uid, 2375],
     ]);
     expect(entries[2]?.details).toEqual({ address: "127.0.0.1", port: 2375, secure: false, enable: false, tls: false });
+  });
+
+  it("records a device's acceptance, rename, tags and deletion", async () => {
+    const namespace = await seedNamespace();
+    const device = await seedDevice(namespace);
+    const auth = owner(namespace);
+    expect((await call("PATCH", `/api/devices/${device.uid}/accept`, auth)).status).toBe(200);
+    await call("PUT", `/api/devices/${device.uid}`, { ...auth, body: { name: "renamed-1" } });
+    await call("PUT", `/api/devices/${device.uid}/tags`, { ...auth, body: { tags: ["prod"] } });
+    await call("DELETE", `/api/devices/${device.uid}`, auth);
+    const { entries } = await trail(namespace, "action=device.");
+    expect(entries.map((entry) => [entry.action, entry.target.id])).toEqual([
+      ["device.delete", device.uid],
+      ["device.tags", device.uid],
+      ["device.update", device.uid],
+      ["device.accept", device.uid],
+    ]);
+    expect(entries[1]?.details).toEqual({ name: "renamed-1", tags: ["prod"] });
+    expect(entries[3]?.details).toMatchObject({ from: "pending" });
   });
 
   it("shows a namespace only its own rows", async () => {

@@ -328,6 +328,23 @@ describe.skipIf(!isRoot)(
       // The old subscription's late event leaves the new one standing.
       expect((await deliver({ ...canceled, id: `${canceled.id}_late` })).status).toBe(200);
       expect(await statusOf(namespace, agentUid)).toBe("accepted");
+
+      // The audit trail tells the story: the owner's actions, the processor's status changes.
+      type Entry = { action: string; actor: { type: string }; details: Record<string, unknown> };
+      const trail = await ok<Entry[]>("GET", "/api/audit?action=billing.&per_page=100", asOwner(namespace));
+      const story = trail.map((entry) => [entry.action, entry.actor.type]).reverse();
+      expect(story.filter(([action]) => action !== "billing.subscription_status")).toEqual([
+        ["billing.customer_create", "user"],
+        ["billing.subscribe", "user"],
+        ["billing.device_choice", "user"],
+        ["billing.subscribe", "user"],
+      ]);
+      expect(trail.find((entry) => entry.action === "billing.device_choice")?.details).toEqual({
+        kept: others,
+        removed: [agentUid],
+      });
+      const statuses = trail.filter((entry) => entry.action === "billing.subscription_status").reverse();
+      expect(statuses.map((entry) => [entry.actor.type, entry.details.to])).toContainEqual(["system", "canceled"]);
     });
   },
 );

@@ -4,6 +4,7 @@ import { billingAccounts, billingEvents } from "@/models/billing";
 import { type DeviceRow, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
+import { recordAudit, systemActor } from "../audit/trail";
 import type { Scope } from "../auth/credentials";
 import { can } from "../auth/roles";
 import { type Config, getConfig, isBillingOn, publicUrl } from "../config";
@@ -12,6 +13,7 @@ import { CodedError, errorText } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
 import type { Customer, Subscription } from "../schemas/billing";
+import { auditChange, audited } from "./audit";
 import { describeDevice, namespaceState } from "./device-view";
 import { deviceRevoked } from "./devices";
 import { publishEvents } from "./events";
@@ -128,10 +130,17 @@ export async function createCustomer(db: Executor, scope: Scope) {
       { idempotencyKey: `customer-${scope.tenantId}` },
     ),
   );
-  await db
-    .insert(billingAccounts)
-    .values({ tenantId: scope.tenantId, customerId: customer.id })
-    .onConflictDoNothing({ target: billingAccounts.tenantId });
+  await audited(
+    db,
+    scope,
+    "billing.customer_create",
+    (tx) =>
+      tx
+        .insert(billingAccounts)
+        .values({ tenantId: scope.tenantId, customerId: customer.id })
+        .onConflictDoNothing({ target: billingAccounts.tenantId }),
+    () => ({ target: { type: "customer", id: customer.id }, details: {} }),
+  );
   return describeCustomer(stripe, (await requireAccount(db, scope)).customerId);
 }
 
@@ -160,6 +169,7 @@ export async function attachPaymentMethod(db: Executor, scope: Scope, id: string
   const stripe = billingFor(scope);
   const { customerId } = await requireAccount(db, scope);
   await atProcessor("attach the payment method", () => stripe.paymentMethods.attach(id, { customer: customerId }));
+  await auditChange(db, scope, "billing.payment_method_attach", { type: "payment_method", id });
   const customer = await describeCustomer(stripe, customerId);
   if (!customer.payment_methods.some((method) => method.default)) return setDefault(stripe, customerId, id);
   return customer;
@@ -170,6 +180,7 @@ export async function detachPaymentMethod(db: Executor, scope: Scope, id: string
   const { customerId } = await requireAccount(db, scope);
   await ownMethod(stripe, customerId, id);
   await atProcessor("detach the payment method", () => stripe.paymentMethods.detach(id));
+  await auditChange(db, scope, "billing.payment_method_detach", { type: "payment_method", id });
   return describeCustomer(stripe, customerId);
 }
 
@@ -177,7 +188,9 @@ export async function setDefaultPaymentMethod(db: Executor, scope: Scope, id: st
   const stripe = billingFor(scope);
   const { customerId } = await requireAccount(db, scope);
   await ownMethod(stripe, customerId, id);
-  return setDefault(stripe, customerId, id);
+  const customer = await setDefault(stripe, customerId, id);
+  await auditChange(db, scope, "billing.payment_method_default", { type: "payment_method", id });
+  return customer;
 }
 
 async function setDefault(stripe: Stripe, customerId: string, id: string) {
@@ -256,6 +269,20 @@ async function applySubscription(db: Executor, tenantId: string, subscription: S
     if (!namespace) return [];
     const status = subscription?.status ?? null;
     const end = subscription ? periodEndOf(subscription) : 0;
+    const [before] = await tx
+      .select({ status: billingAccounts.subscriptionStatus })
+      .from(billingAccounts)
+      .where(eq(billingAccounts.tenantId, tenantId));
+    if (before && before.status !== status) {
+      await recordAudit(tx, {
+        tenantId,
+        actor: systemActor,
+        source: "",
+        action: "billing.subscription_status",
+        target: { type: "subscription", id: subscription?.id ?? "" },
+        details: { from: before.status, to: status },
+      });
+    }
     await tx
       .update(billingAccounts)
       .set({
@@ -329,6 +356,13 @@ export async function createSubscription(db: Executor, scope: Scope) {
       items: [{ price }],
       payment_behavior: "error_if_incomplete",
     }),
+  );
+  await auditChange(
+    db,
+    scope,
+    "billing.subscribe",
+    { type: "subscription", id: subscription.id },
+    { status: subscription.status, price },
   );
   await applySubscription(db, scope.tenantId, subscription);
   return describeSubscription(stripe, subscription);
@@ -436,7 +470,7 @@ export async function chooseDevices(db: Executor, scope: Scope, choices: string[
       .update(billingAccounts)
       .set({ isChoicePending: false })
       .where(eq(billingAccounts.tenantId, scope.tenantId));
-    return tx
+    const removedRows = await tx
       .update(devices)
       .set({ status: "removed", statusUpdateAt: sql`now()` })
       .where(
@@ -447,6 +481,14 @@ export async function chooseDevices(db: Executor, scope: Scope, choices: string[
         ),
       )
       .returning();
+    await auditChange(
+      tx,
+      scope,
+      "billing.device_choice",
+      { type: "namespace", id: scope.tenantId },
+      { kept, removed: removedRows.map((row) => row.uid) },
+    );
+    return removedRows;
   });
   for (const row of removed) deviceRevoked.emit(row.uid);
   await announceStatuses(db, removed);

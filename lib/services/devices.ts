@@ -3,7 +3,7 @@ import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
-import type { Executor } from "../db";
+import type { Executor, Tx } from "../db";
 import { readPage } from "../db/paging";
 import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
@@ -11,6 +11,7 @@ import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/list-filter";
+import { auditChange, audited } from "./audit";
 import { describeDevice, namespaceState } from "./device-view";
 import { type EventType, publishEvents } from "./events";
 import { type FilterField, filterToSql } from "./list-filter";
@@ -109,6 +110,23 @@ export async function getDevice(db: Executor, scope: Scope, uid: string) {
   return view(db, scope, await findDevice(db, scope, uid));
 }
 
+/**
+ * Makes a change to one device and records it with the device's name in the audit trail, in
+ * one transaction; `details` are what the change set.
+ */
+function auditedDeviceChange(
+  db: Executor,
+  scope: Scope,
+  action: string,
+  details: Record<string, unknown>,
+  change: (tx: Tx) => Promise<DeviceRow>,
+) {
+  return audited(db, scope, action, change, (row) => ({
+    target: { type: "device", id: row.uid },
+    details: { name: row.name, ...details },
+  }));
+}
+
 export async function updateDevice(
   db: Executor,
   scope: Scope,
@@ -116,18 +134,21 @@ export async function updateDevice(
   input: { name?: string; public_url?: boolean },
 ) {
   if (input.name === undefined && input.public_url === undefined) return getDevice(db, scope, uid);
-  const [row] = await db
-    .update(devices)
-    .set({ name: input.name, publicUrl: input.public_url })
-    .where(ofDevice(scope, uid))
-    .returning()
-    .catch((error: unknown) => {
-      if (isUniqueViolation(error, "devices_tenant_name_key")) {
-        throw conflict("a device with this name already exists in the namespace");
-      }
-      throw error;
-    });
-  if (!row) throw notFound("device");
+  const row = await auditedDeviceChange(db, scope, "device.update", input, async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({ name: input.name, publicUrl: input.public_url })
+      .where(ofDevice(scope, uid))
+      .returning()
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error, "devices_tenant_name_key")) {
+          throw conflict("a device with this name already exists in the namespace");
+        }
+        throw error;
+      });
+    if (!updated) throw notFound("device");
+    return updated;
+  });
   await announce(db, row, "device.updated", {
     ...(input.name === undefined ? {} : { name: row.name }),
     ...(input.public_url === undefined ? {} : { public_url: row.publicUrl }),
@@ -174,6 +195,13 @@ export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
       .where(ofDevice(scope, uid))
       .returning();
     if (!updated) throw notFound("device");
+    await auditChange(
+      tx,
+      scope,
+      "device.accept",
+      { type: "device", id: uid },
+      { name: updated.name, from: device.status },
+    );
     return updated;
   });
   await announce(db, row, "device.status", statusPatch(row));
@@ -190,12 +218,15 @@ export const deviceRevoked = processEvent<string>("device revoked");
 export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, word: StatusWord) {
   const status = statusOf[word];
   if (status === "accepted") return acceptDevice(db, scope, uid);
-  const [row] = await db
-    .update(devices)
-    .set({ status, statusUpdateAt: sql`now()` })
-    .where(ofDevice(scope, uid))
-    .returning();
-  if (!row) throw notFound("device");
+  const row = await auditedDeviceChange(db, scope, `device.${word}`, { status }, async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({ status, statusUpdateAt: sql`now()` })
+      .where(ofDevice(scope, uid))
+      .returning();
+    if (!updated) throw notFound("device");
+    return updated;
+  });
   // A pending device keeps its tunnel, which carries no session until it is accepted.
   if (status !== "pending") deviceRevoked.emit(uid);
   await announce(db, row, "device.status", statusPatch(row));
@@ -203,12 +234,11 @@ export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, w
 }
 
 export async function deleteDevice(db: Executor, scope: Scope, uid: string) {
-  const deleted = await db
-    .delete(devices)
-    .where(ofDevice(scope, uid))
-    .returning({ uid: devices.uid, tenantId: devices.tenantId });
-  const [row] = deleted;
-  if (!row) throw notFound("device");
+  const row = await auditedDeviceChange(db, scope, "device.delete", {}, async (tx) => {
+    const [deleted] = await tx.delete(devices).where(ofDevice(scope, uid)).returning();
+    if (!deleted) throw notFound("device");
+    return deleted;
+  });
   deviceRevoked.emit(uid);
   await publishEvents(db, [{ tenantId: row.tenantId, type: "device.removed", uid, patch: {} }]);
 }
@@ -217,43 +247,55 @@ const maxTagsPerDevice = 3;
 
 /** Adds a tag in one conditional statement, so two concurrent adds cannot pass 3 tags. */
 export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag: string) {
-  const [row] = await db
-    .update(devices)
-    .set({ tags: sql`array_append(${devices.tags}, ${tag})` })
-    .where(
-      and(
-        ofDevice(scope, uid),
-        sql`not (${tag} = any(${devices.tags}))`,
-        sql`cardinality(${devices.tags}) < ${maxTagsPerDevice}`,
-      ),
-    )
-    .returning();
-  if (row) {
-    await announce(db, row, "device.updated", { tags: row.tags });
-    return view(db, scope, row);
-  }
-  const device = await findDevice(db, scope, uid);
-  if (device.tags.includes(tag)) throw conflict(`the device already has the tag '${tag}'`);
-  throw conflict(`a device has at most ${maxTagsPerDevice} tags`);
+  const row = await changeTags(db, scope, uid, async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({ tags: sql`array_append(${devices.tags}, ${tag})` })
+      .where(
+        and(
+          ofDevice(scope, uid),
+          sql`not (${tag} = any(${devices.tags}))`,
+          sql`cardinality(${devices.tags}) < ${maxTagsPerDevice}`,
+        ),
+      )
+      .returning();
+    if (updated) return updated;
+    const device = await findDevice(tx, scope, uid);
+    if (device.tags.includes(tag)) throw conflict(`the device already has the tag '${tag}'`);
+    throw conflict(`a device has at most ${maxTagsPerDevice} tags`);
+  });
+  return view(db, scope, row);
 }
 
 export async function setDeviceTags(db: Executor, scope: Scope, uid: string, tags: string[]) {
-  const [row] = await db.update(devices).set({ tags }).where(ofDevice(scope, uid)).returning();
-  if (!row) throw notFound("device");
-  await announce(db, row, "device.updated", { tags: row.tags });
+  const row = await changeTags(db, scope, uid, async (tx) => {
+    const [updated] = await tx.update(devices).set({ tags }).where(ofDevice(scope, uid)).returning();
+    if (!updated) throw notFound("device");
+    return updated;
+  });
   return view(db, scope, row);
 }
 
 export async function removeDeviceTag(db: Executor, scope: Scope, uid: string, tag: string) {
-  const [row] = await db
-    .update(devices)
-    .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
-    .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`))
-    .returning();
-  if (row) {
-    await announce(db, row, "device.updated", { tags: row.tags });
-    return view(db, scope, row);
-  }
-  await findDevice(db, scope, uid);
-  throw notFound(`tag '${tag}' on the device`);
+  const row = await changeTags(db, scope, uid, async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
+      .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`))
+      .returning();
+    if (updated) return updated;
+    await findDevice(tx, scope, uid);
+    throw notFound(`tag '${tag}' on the device`);
+  });
+  return view(db, scope, row);
+}
+
+/** A change of a device's tags: audited with the tags it leaves, then announced. */
+async function changeTags(db: Executor, scope: Scope, uid: string, change: (tx: Tx) => Promise<DeviceRow>) {
+  const row = await audited(db, scope, "device.tags", change, (updated) => ({
+    target: { type: "device", id: uid },
+    details: { name: updated.name, tags: updated.tags },
+  }));
+  await announce(db, row, "device.updated", { tags: row.tags });
+  return row;
 }
