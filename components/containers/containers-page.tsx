@@ -33,7 +33,8 @@ export function ContainersPage() {
       {engineOf(container)}
     </Link>
   );
-  const status = (container: Container) => (container.status === "accepted" ? "Accepted" : container.status);
+  // "pending" → "Pending": a word of the interface, as in the device table.
+  const status = (container: Container) => container.status.charAt(0).toUpperCase() + container.status.slice(1);
 
   return (
     <div className="grid gap-5">
