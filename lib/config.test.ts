@@ -32,6 +32,7 @@ describe("parseConfig", () => {
       EDITION: "cloud",
       DEVICE_OFFLINE_SECONDS: 120,
       DEVICE_REGISTRATIONS_PER_MINUTE: 60,
+      AUDIT_RETENTION_DAYS: 365,
       MAIL_FROM: "Device Access <noreply@localhost>",
       REQUIRE_EMAIL_CONFIRMATION: false,
       MAIL_RETRY_SECONDS: 30,

@@ -1,24 +1,31 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import ssh2 from "ssh2";
+
+const run = promisify(execFile);
 
 /** An OpenSSH public key line, the `data` the API takes (base64 of the line) and its MD5 fingerprint. */
 export type TestSshKey = { line: string; data: string; fingerprint: string };
 
 export const base64Of = (text: string) => Buffer.from(text).toString("base64");
 
-/** A key made by the real `ssh-keygen`, with the fingerprint `ssh-keygen -l -E md5` prints. */
-export function sshKeygen(type: "ed25519" | "rsa" | "ecdsa", bits?: number): TestSshKey {
+/**
+ * A key made by the real `ssh-keygen`, with the fingerprint `ssh-keygen -l -E md5` prints. Run
+ * without blocking: a 3072-bit RSA key takes seconds on a busy machine, and a blocked event loop
+ * would then send the next request on a keep-alive connection the server has closed meanwhile.
+ */
+export async function sshKeygen(type: "ed25519" | "rsa" | "ecdsa", bits?: number): Promise<TestSshKey> {
   const directory = mkdtempSync(path.join(tmpdir(), "das-ssh-"));
   try {
     const file = path.join(directory, "key");
     const size = bits === undefined ? [] : ["-b", String(bits)];
-    execFileSync("ssh-keygen", ["-q", "-t", type, ...size, "-N", "", "-C", "test@example", "-f", file]);
+    await run("ssh-keygen", ["-q", "-t", type, ...size, "-N", "", "-C", "test@example", "-f", file]);
     const line = readFileSync(`${file}.pub`, "utf8");
-    const printed = execFileSync("ssh-keygen", ["-l", "-E", "md5", "-f", `${file}.pub`], { encoding: "utf8" });
+    const { stdout: printed } = await run("ssh-keygen", ["-l", "-E", "md5", "-f", `${file}.pub`]);
     const fingerprint = /MD5:([0-9a-f:]{47})/.exec(printed)?.[1];
     if (!fingerprint) throw new Error(`no fingerprint in: ${printed}`);
     return { line, data: base64Of(line), fingerprint };

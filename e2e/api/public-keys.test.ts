@@ -54,7 +54,7 @@ describe("create a public key", () => {
     ["ecdsa", 256],
     ["ecdsa", 521],
   ] as const)("stores a real %s key (%s bits) with the fingerprint ssh-keygen shows", async (type, bits) => {
-    const key = sshKeygen(type, bits);
+    const key = await sshKeygen(type, bits);
     const body = { data: key.data, name: "Laptop key", username: "^root$", filter: { hostname: "^web-[0-9]+$" } };
     const response = await call<PublicKey>("POST", keysUrl, { token: namespace.owner.tenantToken, body });
     expect(response.status, response.text).toBe(200);

@@ -33,8 +33,8 @@ describe("sshKeyFingerprint", () => {
     ["ecdsa", 256],
     ["ecdsa", 384],
     ["ecdsa", 521],
-  ] as const)("accepts a real %s key (%s bits) with the fingerprint ssh-keygen prints", (type, bits) => {
-    const key = sshKeygen(type, bits);
+  ] as const)("accepts a real %s key (%s bits) with the fingerprint ssh-keygen prints", async (type, bits) => {
+    const key = await sshKeygen(type, bits);
     expect(key.fingerprint).toMatch(/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/);
     expect(sshKeyFingerprint(key.data)).toBe(key.fingerprint);
   });
