@@ -1,5 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -87,11 +96,31 @@ async function certificates(dir: string, prefix: string) {
   return { ca: readFileSync(file("ca.pem"), "utf8"), server, client };
 }
 
-/** The test image: a root filesystem of Debian's busybox-static (a shell and the usual tools). */
+/** OpenSSH's sftp-server, which sftp and scp (over sftp) run in a container that has it. */
+const sftpServer = "/usr/lib/openssh/sftp-server";
+
+/** The shared libraries a program links, and its loader, as `ldd` lists them. */
+async function sharedLibraries(program: string): Promise<string[]> {
+  const { stdout } = await runToExit("ldd", [program], { seconds: 10 });
+  return [...stdout.matchAll(/(?:=>\s+|^\s*)(\/\S+)\s+\(/gm)].map((match) => match[1] ?? "");
+}
+
+/** Copies a host file into the root filesystem at the same path (its target, when a link). */
+function copyInto(root: string, file: string) {
+  const destination = path.join(root, file);
+  mkdirSync(path.dirname(destination), { recursive: true });
+  writeFileSync(destination, readFileSync(realpathSync(file)), { mode: 0o755 });
+}
+
+/**
+ * The test image: a root filesystem of Debian's busybox-static (a shell and the usual tools) and
+ * OpenSSH's sftp-server with the libraries it links.
+ */
 async function importTestImage(dir: string, docker: DockerEngine["docker"]) {
   const root = path.join(dir, "rootfs");
   for (const sub of ["bin", "etc", "tmp", "root"]) mkdirSync(path.join(root, sub), { recursive: true });
   writeFileSync(path.join(root, "bin/busybox"), readFileSync(busybox), { mode: 0o755 });
+  for (const file of [sftpServer, ...(await sharedLibraries(sftpServer))]) copyInto(root, file);
   const applets = (await runToExit(busybox, ["--list"], { seconds: 10 })).stdout.split("\n").filter(Boolean);
   for (const applet of applets) {
     if (applet !== "busybox") symlinkSync("busybox", path.join(root, "bin", applet));
@@ -111,8 +140,10 @@ async function importTestImage(dir: string, docker: DockerEngine["docker"]) {
  * certificate. An engine that cannot start fails the test: the tests that need it never skip.
  */
 export async function startDockerEngine(): Promise<DockerEngine> {
-  if (!existsSync("/usr/sbin/dockerd") || !existsSync(busybox)) {
-    throw new Error("the connector tests need Debian's docker.io and busybox-static (apt-get install them)");
+  if (!existsSync("/usr/sbin/dockerd") || !existsSync(busybox) || !existsSync(sftpServer)) {
+    throw new Error(
+      "the connector tests need Debian's docker.io, busybox-static and openssh-sftp-server (apt-get install them)",
+    );
   }
   const dir = mkdtempSync(path.join(tmpdir(), "engine-"));
   const socket = path.join(dir, "docker.sock");

@@ -1,11 +1,22 @@
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, uniqueName } from "@/testing/client";
 import { dockerCli, runTestContainer } from "@/testing/docker-engine";
 import { seedDenyingRule } from "@/testing/seeds/firewall-rules";
 import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
-import { keyOnly, keyPair, openTerminal, scratchDir, sshPort, sshTo, sshWithPassword } from "@/testing/ssh";
+import {
+  clientOptions,
+  keyOnly,
+  keyPair,
+  openTerminal,
+  run,
+  scratchDir,
+  sshPort,
+  sshTo,
+  sshWithPassword,
+} from "@/testing/ssh";
 import { browserSigningKey } from "@/testing/ssh-keys";
 import { waitFor } from "@/testing/wait";
 
@@ -83,6 +94,23 @@ describe("ssh into a container", () => {
     expect(result).toMatchObject({ code: 3, stdout: `in-${containerId.slice(0, 4)}\n`, stderr: "oops\n" });
     const echoed = await ssh([target, "cat; echo done"], "line one\nline two\n");
     expect(echoed).toMatchObject({ code: 0, stdout: "line one\nline two\ndone\n" });
+  });
+
+  it("copies a file in and out with scp, and lists it with sftp (the image's sftp-server)", async () => {
+    const original = path.join(scratch, "payload.bin");
+    writeFileSync(original, randomBytes(256 * 1024));
+    const copy = (args: string[]) => run("scp", ["-P", String(port), ...clientOptions, ...keyOnly(key.file), ...args]);
+    expect((await copy([original, `${target}:/tmp/payload.bin`])).code).toBe(0);
+    const back = path.join(scratch, "payload.back");
+    expect((await copy([`${target}:/tmp/payload.bin`, back])).code).toBe(0);
+    expect(readFileSync(back).equals(readFileSync(original))).toBe(true);
+    const listing = await run(
+      "sftp",
+      ["-P", String(port), ...clientOptions, ...keyOnly(key.file), "-b", "-", target],
+      "ls -l /tmp\n",
+    );
+    expect(listing.code).toBe(0);
+    expect(listing.stdout).toMatch(/262144 .*payload\.bin/);
   });
 
   it("opens a shell on a terminal, and records the session", async () => {
