@@ -209,13 +209,13 @@ export async function markDeviceOffline(db: Executor, uid: string, caller: Devic
     .where(where)
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
   if (!row) throw notFound("device");
-  await announceOffline(db, [row]);
+  await announceOffline(db, [row], caller ? "the agent said it is stopping" : "tunnel closed");
 }
 
 type OfflineDevice = { uid: string; tenantId: string; lastSeen: Date };
 
-/** Tells the namespaces' live streams that these devices went offline. */
-export const announceOffline = (db: Executor, offline: OfflineDevice[]) =>
+/** Tells the namespaces' live streams that these devices went offline, and why (their transitions keep it). */
+export const announceOffline = (db: Executor, offline: OfflineDevice[], cause: string) =>
   publishEvents(
     db,
     offline.map((device) => ({
@@ -223,6 +223,7 @@ export const announceOffline = (db: Executor, offline: OfflineDevice[]) =>
       type: "device.offline" as const,
       uid: device.uid,
       patch: { online: false, last_seen: device.lastSeen },
+      cause,
     })),
   );
 
@@ -233,6 +234,6 @@ export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSecond
     .set({ online: false })
     .where(and(eq(devices.online, true), sql`${devices.lastSeen} < now() - make_interval(secs => ${afterSeconds})`))
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
-  await announceOffline(db, updated);
+  await announceOffline(db, updated, `no heartbeat for ${afterSeconds} s`);
   return updated.length;
 }
