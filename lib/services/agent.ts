@@ -101,7 +101,7 @@ async function registerDevice(
         .onConflictDoNothing({ target: devices.uid })
         .returning();
       if (inserted) {
-        await announceRegistration(db, inserted);
+        await announceRegistration(db, inserted, "registered by its agent");
         return inserted.name;
       }
       // The same agent registered concurrently: use what it got.
@@ -121,11 +121,11 @@ async function registerDevice(
  * A new pending device: the namespace's live streams get it whole, as the API shows it. Never
  * fails the registration (a namespace deleted meanwhile has no streams left).
  */
-export async function announceRegistration(db: Executor, row: DeviceRow) {
+export async function announceRegistration(db: Executor, row: DeviceRow, cause: string) {
   try {
     const namespace = await namespaceState(db, row.tenantId);
     const patch = describeDevice(row, namespace.name, namespace.isFull);
-    await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch }]);
+    await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch, cause }]);
   } catch (error) {
     log.warn("announcing a registration failed", { device: row.uid, error: errorText(error) });
   }

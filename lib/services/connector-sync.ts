@@ -70,7 +70,7 @@ async function addContainerDevice(db: Executor, connector: ConnectorRow, contain
       await db
         .insert(connectorContainers)
         .values({ deviceUid: uid, connectorUid: connector.uid, containerId: container.Id, image: container.Image });
-      await announceRegistration(db, inserted);
+      await announceRegistration(db, inserted, "found by its connector");
       return;
     }
   }

@@ -24,7 +24,7 @@ export type NewEvent = {
   type: EventType;
   uid: string;
   patch: Record<string, unknown>;
-  /** Why a device went online or offline, kept in its transitions (not shown in the stream). */
+  /** Why a device went online or offline (or was registered), kept in its transitions, not shown in the stream. */
   cause?: string;
 };
 export type LiveEvent = Omit<NewEvent, "cause"> & { id: number; at: Date };
@@ -37,19 +37,14 @@ const maxBatch = 500;
 
 type Waiting = { event: NewEvent; done: () => void };
 
-/** A device's online/offline event as a row of its transitions (none for any other event). */
+/**
+ * An event that says why a device went online or offline as one row of its transitions: its
+ * `device.online` and `device.offline` events, and its registration (a device is born online).
+ */
 function transitionOf(event: NewEvent) {
-  if (event.type !== "device.online" && event.type !== "device.offline") return [];
-  const online = event.type === "device.online";
-  return [
-    {
-      deviceUid: event.uid,
-      tenantId: event.tenantId,
-      at: sql`clock_timestamp()`,
-      online,
-      cause: event.cause ?? "unknown",
-    },
-  ];
+  if (event.cause === undefined) return [];
+  const online = event.type === "device.online" || (event.type === "device.registered" && event.patch.online === true);
+  return [{ deviceUid: event.uid, tenantId: event.tenantId, at: sql`clock_timestamp()`, online, cause: event.cause }];
 }
 
 /**
