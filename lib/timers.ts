@@ -8,6 +8,7 @@ import { unscopedMarkSilentDevicesOffline } from "./services/agent";
 import { unscopedPurgeAudit } from "./services/audit";
 import { unscopedReconcileBilling } from "./services/billing";
 import { unscopedSyncDueConnectors } from "./services/connector-sync";
+import { unscopedPruneTransitions } from "./services/diagnostics";
 import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
 import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
@@ -29,6 +30,7 @@ export function startTimers(db: Db, config: Config) {
       unscopedMarkSilentDevicesOffline(db, config.DEVICE_OFFLINE_SECONDS),
     ),
     every(60, "purging old events", () => unscopedPurgeEvents(db, eventRetentionSeconds)),
+    every(600, "pruning device transitions", () => unscopedPruneTransitions(db)),
     every(600, "purging login attempts", () => unscopedPurgeStaleAttempts(db, config.LOCKOUT_MAX_MINUTES)),
     every(3600, "purging rate limits", () => unscopedPurgeRateLimits(db)),
     every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),

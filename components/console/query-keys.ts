@@ -15,6 +15,8 @@ export const queryKeys = {
     lists: (tenant: string) => ["devices", tenant, "list"] as const,
     list: (tenant: string, params: Record<string, unknown>) => ["devices", tenant, "list", params] as const,
     detail: (tenant: string, uid: string) => ["devices", tenant, "detail", uid] as const,
+    /** Under the device's detail, so whatever refreshes the device refreshes its diagnostics. */
+    diagnostics: (tenant: string, uid: string) => ["devices", tenant, "detail", uid, "diagnostics"] as const,
     /** The accepted devices the key and rule editors preview their filters against. */
     previewed: (tenant: string) => ["devices", tenant, "previewed"] as const,
     /** How many accepted devices carry a tag (the tags page). */

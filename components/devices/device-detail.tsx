@@ -17,6 +17,7 @@ import { useTerminals } from "../terminal/terminal-dock";
 import { connectCommands } from "./connect-commands";
 import { deviceCalls, useInvalidateDevices, useOptimisticDeviceEdit, useStatusChange } from "./device-actions";
 import { type Device, useDevice } from "./device-data";
+import { DeviceDiagnostics } from "./device-diagnostics";
 import { OnlineStatus } from "./status";
 
 const issueText = (result: { success: false; error: { issues: { message: string }[] } }) =>
@@ -357,6 +358,7 @@ export function DeviceDetail({ uid }: { uid: string }) {
               ]}
             />
           </Card>
+          <DeviceDiagnostics device={device} />
         </div>
         <div className="grid content-start gap-6">
           <Card className="grid gap-3 p-4">

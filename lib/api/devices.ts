@@ -9,6 +9,7 @@ import {
   listDevicesQuery,
   updateDeviceBody,
 } from "../schemas/devices";
+import { deviceDiagnostics } from "../schemas/diagnostics";
 
 const tag = "devices";
 const noDevice = { 404: "no such device in the namespace" };
@@ -127,9 +128,22 @@ export const deleteDeviceTag = defineOperation({
   errors: { 404: "no such device, or the device has no such tag" },
 });
 
+export const getDeviceDiagnostics = defineOperation({
+  id: "getDeviceDiagnostics",
+  method: "GET",
+  path: "/api/devices/{uid}/diagnostics",
+  tag,
+  summary: "Why a device may be out of reach: its transitions with their cause, its refused logins with their reason",
+  access: { kind: "tenant", permission: "device.read" },
+  params: deviceUidParams,
+  response: deviceDiagnostics,
+  errors: noDevice,
+});
+
 export const deviceOperations: Operation[] = [
   listDevices,
   getDevice,
+  getDeviceDiagnostics,
   updateDevice,
   deleteDevice,
   acceptDevice,

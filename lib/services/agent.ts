@@ -101,7 +101,7 @@ async function registerDevice(
         .onConflictDoNothing({ target: devices.uid })
         .returning();
       if (inserted) {
-        await announceRegistration(db, inserted);
+        await announceRegistration(db, inserted, "registered by its agent");
         return inserted.name;
       }
       // The same agent registered concurrently: use what it got.
@@ -121,11 +121,11 @@ async function registerDevice(
  * A new pending device: the namespace's live streams get it whole, as the API shows it. Never
  * fails the registration (a namespace deleted meanwhile has no streams left).
  */
-export async function announceRegistration(db: Executor, row: DeviceRow) {
+export async function announceRegistration(db: Executor, row: DeviceRow, cause: string) {
   try {
     const namespace = await namespaceState(db, row.tenantId);
     const patch = describeDevice(row, namespace.name, namespace.isFull);
-    await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch }]);
+    await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch, cause }]);
   } catch (error) {
     log.warn("announcing a registration failed", { device: row.uid, error: errorText(error) });
   }
@@ -209,13 +209,13 @@ export async function markDeviceOffline(db: Executor, uid: string, caller: Devic
     .where(where)
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
   if (!row) throw notFound("device");
-  await announceOffline(db, [row]);
+  await announceOffline(db, [row], caller ? "the agent said it is stopping" : "tunnel closed");
 }
 
 type OfflineDevice = { uid: string; tenantId: string; lastSeen: Date };
 
-/** Tells the namespaces' live streams that these devices went offline. */
-export const announceOffline = (db: Executor, offline: OfflineDevice[]) =>
+/** Tells the namespaces' live streams that these devices went offline, and why (their transitions keep it). */
+export const announceOffline = (db: Executor, offline: OfflineDevice[], cause: string) =>
   publishEvents(
     db,
     offline.map((device) => ({
@@ -223,6 +223,7 @@ export const announceOffline = (db: Executor, offline: OfflineDevice[]) =>
       type: "device.offline" as const,
       uid: device.uid,
       patch: { online: false, last_seen: device.lastSeen },
+      cause,
     })),
   );
 
@@ -233,6 +234,6 @@ export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSecond
     .set({ online: false })
     .where(and(eq(devices.online, true), sql`${devices.lastSeen} < now() - make_interval(secs => ${afterSeconds})`))
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
-  await announceOffline(db, updated);
+  await announceOffline(db, updated, `no heartbeat for ${afterSeconds} s`);
   return updated.length;
 }

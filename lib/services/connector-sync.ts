@@ -70,7 +70,7 @@ async function addContainerDevice(db: Executor, connector: ConnectorRow, contain
       await db
         .insert(connectorContainers)
         .values({ deviceUid: uid, connectorUid: connector.uid, containerId: container.Id, image: container.Image });
-      await announceRegistration(db, inserted);
+      await announceRegistration(db, inserted, "found by its connector");
       return;
     }
   }
@@ -122,6 +122,7 @@ async function syncContainers(
           type: "device.online" as const,
           uid: row.uid,
           patch: { online: true, last_seen: new Date(row.last_seen) },
+          cause: "container running",
         })),
     );
   }
@@ -131,7 +132,7 @@ async function syncContainers(
       .set({ online: false })
       .where(and(inArray(devices.uid, stopped), eq(devices.online, true)))
       .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
-    await announceOffline(db, offline);
+    await announceOffline(db, offline, "container stopped");
   }
   if (gone.length > 0) {
     const removed = await db.delete(devices).where(inArray(devices.uid, gone)).returning({ uid: devices.uid });

@@ -282,7 +282,7 @@ export async function unscopedSetContainersOffline(db: Executor, connectorUid: s
       ),
     )
     .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
-  await announceOffline(db, offline);
+  await announceOffline(db, offline, "the connector was disabled or its engine is out of reach");
 }
 
 /** A device that is a container: where its engine is, and the container's id there. */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, gte, lt, max, min, sql } from "drizzle-orm";
+import { deviceTransitions } from "@/models/device-transitions";
 import { events } from "@/models/events";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
@@ -18,8 +19,15 @@ export type EventType = (typeof eventTypes)[number];
 /** The events after which the namespace's stats (`GET /api/stats`) may differ. */
 export const changesStats = (type: string) => type !== "device.updated";
 
-export type NewEvent = { tenantId: string; type: EventType; uid: string; patch: Record<string, unknown> };
-export type LiveEvent = NewEvent & { id: number; at: Date };
+export type NewEvent = {
+  tenantId: string;
+  type: EventType;
+  uid: string;
+  patch: Record<string, unknown>;
+  /** Why a device went online or offline (or was registered), kept in its transitions, not shown in the stream. */
+  cause?: string;
+};
+export type LiveEvent = Omit<NewEvent, "cause"> & { id: number; at: Date };
 
 /** The PostgreSQL channel on which writers say that events were written. */
 export const eventChannel = "device_access_events";
@@ -28,6 +36,16 @@ const writeLockKey = 7261042;
 const maxBatch = 500;
 
 type Waiting = { event: NewEvent; done: () => void };
+
+/**
+ * An event that says why a device went online or offline as one row of its transitions: its
+ * `device.online` and `device.offline` events, and its registration (a device is born online).
+ */
+function transitionOf(event: NewEvent) {
+  if (event.cause === undefined) return [];
+  const online = event.type === "device.online" || (event.type === "device.registered" && event.patch.online === true);
+  return [{ deviceUid: event.uid, tenantId: event.tenantId, at: sql`clock_timestamp()`, online, cause: event.cause }];
+}
 
 /**
  * Writes events one transaction at a time, each transaction all the events queued meanwhile.
@@ -70,6 +88,8 @@ class EventWriter {
               patch: event.patch,
             })),
           );
+          const transitions = batch.flatMap(({ event }) => transitionOf(event));
+          if (transitions.length > 0) await tx.insert(deviceTransitions).values(transitions);
           await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
         });
       } catch (error) {

@@ -143,6 +143,7 @@ export class HeartbeatWriter {
           type: "device.online" as const,
           uid: row.uid,
           patch: { online: true, last_seen: new Date(row.last_seen) },
+          cause: "heartbeat",
         })),
       );
     }

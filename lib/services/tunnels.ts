@@ -54,6 +54,7 @@ const offlineEvents = (db: Executor, changed: DeviceChange[]) =>
   announceOffline(
     db,
     changed.map((row) => ({ uid: row.uid, tenantId: row.tenant_id, lastSeen: new Date(row.last_seen) })),
+    "tunnel closed",
   );
 
 /**
@@ -78,6 +79,7 @@ export async function unscopedRecordTunnelOwner(db: Executor, deviceUid: string,
       type: "device.online" as const,
       uid: row.uid,
       patch: { online: true, last_seen: new Date(row.last_seen) },
+      cause: "tunnel opened",
     })),
   );
 }
@@ -122,7 +124,7 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
         ),
       )
       .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
-    await announceOffline(db, offline);
+    await announceOffline(db, offline, "the server holding its tunnel stopped");
   }
 }
 

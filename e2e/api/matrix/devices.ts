@@ -32,6 +32,7 @@ async function actorDeviceWith(namespace: SeededNamespace, actor: Actor, tags: s
 export const requests: Record<string, Entry> = {
   listDevices: { request: () => ({ query: "page=1&per_page=5&status=pending&sort_by=name&order_by=asc" }) },
   getDevice: { request: async (namespace) => ({ params: { uid: await sharedDevice(namespace) } }) },
+  getDeviceDiagnostics: { request: async (namespace) => ({ params: { uid: await sharedDevice(namespace) } }) },
   updateDevice: {
     request: async (namespace) => ({ params: { uid: await sharedDevice(namespace) }, body: { public_url: false } }),
   },
