@@ -77,6 +77,13 @@ export const configSchema = z.object({
   // loopback, private or link-local, and how often each enabled connector is synced.
   CONNECTOR_ALLOWED_CIDRS: ipOrCidrList,
   CONNECTOR_SYNC_SECONDS: integer(10, 1, 3600),
+  // Webhooks (docs/webhooks.md): ranges a webhook may be sent to although they are loopback,
+  // private or link-local; the first retry's delay (each next one 4 times longer, at most 6 h),
+  // the attempts before a delivery fails, and how long a receiver has to answer.
+  WEBHOOK_ALLOWED_CIDRS: ipOrCidrList,
+  WEBHOOK_RETRY_SECONDS: integer(10, 1, 3600),
+  WEBHOOK_MAX_ATTEMPTS: integer(8, 1, 20),
+  WEBHOOK_TIMEOUT_SECONDS: integer(10, 1, 60),
   // Billing (cloud edition, docs/billing.md): off without STRIPE_SECRET_KEY. The API_* three point
   // the official client at a local Stripe-compatible server (stripe-mock, the test suite's own).
   STRIPE_SECRET_KEY: z.string().min(1).optional(),

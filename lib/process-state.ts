@@ -1,3 +1,4 @@
+import { errorText } from "./errors";
 import { log } from "./log";
 
 /**
@@ -48,5 +49,28 @@ export function processEvent<T>(name: string) {
         }
       }
     },
+  };
+}
+
+/**
+ * A round of background work that runs once at a time per process, returned as the function that
+ * starts it: asked while it runs, it runs once more right after. Never throws (a failed round is
+ * logged).
+ */
+export function processRound(name: string, round: () => Promise<void>): () => void {
+  const state = processSingleton(`round:${name}`, () => ({ running: false, again: false }));
+  return () => {
+    if (state.running) {
+      state.again = true;
+      return;
+    }
+    state.running = true;
+    void (async () => {
+      do {
+        state.again = false;
+        await round().catch((error: unknown) => log.warn(`${name} failed`, { error: errorText(error) }));
+      } while (state.again);
+      state.running = false;
+    })();
   };
 }

@@ -14,6 +14,7 @@ import { unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
 import { unscopedPurgeExpiredTerminalTickets } from "./services/terminal";
 import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
+import { startWebhookDelivery, unscopedPurgeWebhookDeliveries } from "./services/webhook-delivery";
 
 function every(seconds: number, name: string, task: () => Promise<unknown>) {
   const timer = setInterval(() => {
@@ -23,7 +24,7 @@ function every(seconds: number, name: string, task: () => Promise<unknown>) {
   return timer;
 }
 
-/** The server's background work: devices that went silent, expired counters, tokens and events, mail to retry. */
+/** The server's background work: devices that went silent, expired counters, tokens and events, mail and webhooks to send. */
 export function startTimers(db: Db, config: Config) {
   return [
     every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
@@ -36,6 +37,9 @@ export function startTimers(db: Db, config: Config) {
     every(3600, "purging expired tokens", () => unscopedPurgeExpiredTokens(db)),
     every(3600, "purging expired terminal tokens", () => unscopedPurgeExpiredTerminalTickets(db)),
     every(86_400, "purging the mail outbox", () => unscopedPurgeOutbox(db)),
+    // Deliveries are written in the transactions of their events, on any instance: looked for every second.
+    every(1, "delivering webhooks", async () => startWebhookDelivery()),
+    every(3600, "purging webhook deliveries", () => unscopedPurgeWebhookDeliveries(db)),
     ...(config.AUDIT_RETENTION_DAYS > 0
       ? [every(3600, "purging the audit trail", () => unscopedPurgeAudit(db, config.AUDIT_RETENTION_DAYS))]
       : []),

@@ -16,3 +16,25 @@ export type MemberRole = (typeof memberRoles)[number];
 
 export const memberStatuses = ["accepted", "pending"] as const;
 export type MemberStatus = (typeof memberStatuses)[number];
+
+/**
+ * What a webhook can be sent (docs/webhooks.md): devices' and sessions' changes, refused SSH
+ * logins, every row of the audit trail (`audit`), and the console's test event.
+ */
+export const webhookEventTypes = [
+  "device.registered",
+  "device.online",
+  "device.offline",
+  "device.accepted",
+  "device.rejected",
+  "device.removed",
+  "session.started",
+  "session.ended",
+  "login.refused",
+  "audit",
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number] | "webhook.test";
+
+/** pending: due for (another) attempt; delivered: answered 2xx; failed: gave up after the last attempt. */
+export const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
+export type WebhookDeliveryStatus = (typeof webhookDeliveryStatuses)[number];

@@ -19,3 +19,4 @@ export * from "./terminal-tickets";
 export * from "./tunnels";
 export * from "./user-tokens";
 export * from "./users";
+export * from "./webhooks";

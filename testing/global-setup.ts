@@ -27,7 +27,14 @@ export default async function setup(project: TestProject) {
   const adminUrl = process.env.TEST_DATABASE_URL;
   const database = adminUrl ? await createTestDatabase(adminUrl) : undefined;
   const [server, template, engine] = await Promise.all([
-    startServer({ DATABASE_URL: database?.url, CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32", CONNECTOR_SYNC_SECONDS: "1" }),
+    startServer({
+      DATABASE_URL: database?.url,
+      CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32",
+      CONNECTOR_SYNC_SECONDS: "1",
+      // Webhook receivers of the tests listen on 127.0.0.1; retries come after 1, 4, 16... seconds.
+      WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
+      WEBHOOK_RETRY_SECONDS: "1",
+    }),
     adminUrl ? undefined : createDataTemplate(),
     startDockerEngine(),
   ]);

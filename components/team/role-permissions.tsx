@@ -37,6 +37,7 @@ const actionLabels: Record<Action, string> = {
   "connector.manage": "Add, edit and delete container-engine connectors",
   "stats.read": "See the dashboard's counters",
   "audit.view": "Read the audit trail (activity)",
+  "webhook.manage": "Add, edit and test webhooks, see their deliveries",
   "billing.manage": "Manage billing: plan, payment methods, the devices to keep",
 };
 

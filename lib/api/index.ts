@@ -19,6 +19,7 @@ import { statsOperations } from "./stats";
 import { tagOperations } from "./tags";
 import { terminalOperations } from "./terminal";
 import { userOperations } from "./users";
+import { webhookOperations } from "./webhooks";
 
 /** Every HTTP operation of the service: the OpenAPI document and the role-matrix test read this list. */
 export const operations = [
@@ -39,6 +40,7 @@ export const operations = [
   ...firewallOperations,
   ...sessionOperations,
   ...auditOperations,
+  ...webhookOperations,
   ...terminalOperations,
   ...announcementOperations,
   ...billingOperations,

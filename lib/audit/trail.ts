@@ -4,6 +4,7 @@ import { apiKeys } from "@/models/api-keys";
 import { type AuditEntryRow, auditEntries } from "@/models/audit";
 import { users } from "@/models/users";
 import type { Executor } from "../db";
+import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
 
 export type AuditActor = {
   /** `ssh`: a client logging into a device (id: the key's fingerprint or "password"; name: the login). */
@@ -68,9 +69,43 @@ export function auditHash(row: HashedFields): string {
 export const chainLock = (tenantId: string) =>
   sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${tenantId}`}, 0))`;
 
+/** A row of the trail as the API answers it (`GET /api/audit`) and webhooks carry it. */
+export const describeAuditEntry = (row: AuditEntryRow) => ({
+  id: row.id,
+  time: row.at.toISOString(),
+  actor: { type: row.actorType, id: row.actorId, name: row.actorName },
+  source: row.source,
+  action: row.action,
+  target: { type: row.targetType, id: row.targetId },
+  outcome: row.outcome,
+  details: row.details,
+  hash: row.hash,
+});
+
+/** What webhooks are offered of a row: the row itself (`audit`), and a refused SSH login as `login.refused`. */
+function webhookEventsOf(row: AuditEntryRow): WebhookEvent[] {
+  const offered: WebhookEvent[] = [{ tenantId: row.tenantId, type: "audit", data: describeAuditEntry(row) }];
+  if (row.action === "ssh.login" && row.outcome === "failure") {
+    offered.push({
+      tenantId: row.tenantId,
+      type: "login.refused",
+      uid: row.targetId,
+      data: {
+        uid: row.targetId,
+        username: row.actorName,
+        key: row.actorId,
+        source: row.source,
+        reason: row.details.reason ?? "",
+        time: row.at.toISOString(),
+      },
+    });
+  }
+  return offered;
+}
+
 /**
- * Appends a row to its namespace's chain. Pass the transaction of the change it records: the
- * row commits with the change or not at all. The namespace's chain is locked until that
+ * Appends a row to its namespace's chain and queues its webhook deliveries. Pass the transaction
+ * of the change it records: the row commits with the change or not at all. The namespace's chain is locked until that
  * transaction ends, so audited changes of one namespace commit one at a time.
  */
 export async function recordAudit(db: Executor, record: AuditRecord): Promise<void> {
@@ -96,7 +131,11 @@ export async function recordAudit(db: Executor, record: AuditRecord): Promise<vo
       details: record.details ?? {},
       previousHash: last?.hash ?? genesisHash,
     };
-    await tx.insert(auditEntries).values({ ...row, hash: auditHash(row) });
+    const [written] = await tx
+      .insert(auditEntries)
+      .values({ ...row, hash: auditHash(row) })
+      .returning();
+    if (written) await enqueueWebhookEvents(tx, webhookEventsOf(written));
   });
 }
 

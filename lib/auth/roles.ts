@@ -41,6 +41,7 @@ export const actions = [
   "connector.manage",
   "stats.read",
   "audit.view",
+  "webhook.manage",
   "billing.manage",
 ] as const;
 export type Action = (typeof actions)[number];
@@ -81,6 +82,7 @@ const administrator: Action[] = [
   "session.close",
   "firewall.manage",
   "audit.view",
+  "webhook.manage",
   "connector.manage",
 ];
 const owner: Action[] = [...administrator, "namespace.delete", "billing.manage"];

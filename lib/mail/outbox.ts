@@ -5,7 +5,7 @@ import { type Config, getConfig } from "../config";
 import { type Executor, getDb } from "../db";
 import { errorText, notFound } from "../errors";
 import { log } from "../log";
-import { processSingleton } from "../process-state";
+import { processRound } from "../process-state";
 import type { Mail } from "./templates";
 import { mailTransport } from "./transport";
 
@@ -43,25 +43,8 @@ export async function queueMail(db: Executor, mail: Mail): Promise<void> {
   startDelivery();
 }
 
-const delivery = processSingleton("mail delivery", () => ({ running: false, again: false }));
-
 /** Runs a delivery round now, or right after the one under way. Never throws. */
-export function startDelivery(): void {
-  if (delivery.running) {
-    delivery.again = true;
-    return;
-  }
-  delivery.running = true;
-  void (async () => {
-    do {
-      delivery.again = false;
-      await deliverDueMail(getDb(), getConfig()).catch((error: unknown) =>
-        log.warn("mail delivery round failed", { error: errorText(error) }),
-      );
-    } while (delivery.again);
-    delivery.running = false;
-  })();
-}
+export const startDelivery = processRound("mail delivery round", () => deliverDueMail(getDb(), getConfig()));
 
 /** Seconds before attempt `attempts + 1`: the retry delay, doubled after each failure, at most a day. */
 const backoffSeconds = (config: Config, attempts: number) =>

@@ -1,11 +1,12 @@
 import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
-import { type AuditEntryRow, auditEntries } from "@/models/audit";
+import { auditEntries } from "@/models/audit";
 import {
   type AuditActor,
   type AuditRecord,
   actorOf,
   auditHash,
   chainLock,
+  describeAuditEntry,
   genesisHash,
   recordAudit,
   systemActor,
@@ -91,18 +92,6 @@ export async function auditedLogin<T>(
   }
 }
 
-const describeEntry = (row: AuditEntryRow) => ({
-  id: row.id,
-  time: row.at.toISOString(),
-  actor: { type: row.actorType, id: row.actorId, name: row.actorName },
-  source: row.source,
-  action: row.action,
-  target: { type: row.targetType, id: row.targetId },
-  outcome: row.outcome,
-  details: row.details,
-  hash: row.hash,
-});
-
 function auditFilter(tenantId: string, query: Omit<AuditQuery, "page" | "per_page">): SQL | undefined {
   const conditions: (SQL | undefined)[] = [eq(auditEntries.tenantId, tenantId)];
   if (query.actor)
@@ -130,7 +119,7 @@ export async function listAudit(db: Executor, scope: Scope, query: AuditQuery) {
     db.select().from(auditEntries).where(where).orderBy(desc(auditEntries.id)).$dynamic(),
     query,
   );
-  return paged(rows.map(describeEntry), total);
+  return paged(rows.map(describeAuditEntry), total);
 }
 
 const exportPageRows = 500;
@@ -146,7 +135,7 @@ export async function* exportAudit(db: Executor, scope: Scope, query: Omit<Audit
       .orderBy(asc(auditEntries.id))
       .limit(exportPageRows);
     if (rows.length === 0) return;
-    yield `${rows.map((row) => JSON.stringify(describeEntry(row))).join("\n")}\n`;
+    yield `${rows.map((row) => JSON.stringify(describeAuditEntry(row))).join("\n")}\n`;
     after = rows[rows.length - 1]?.id ?? after;
   }
 }

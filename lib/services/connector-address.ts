@@ -34,7 +34,7 @@ const refusedV6: Range[] = [
   ["ff00::", 8, "multicast"],
 ];
 
-/** A refusal to dial a connector's address, with the reason people see in its status. */
+/** A refusal to dial a connector's (or a webhook's) address, with the reason people see. */
 export class ConnectorAddressRefused extends Error {}
 
 /** The range an address falls in that connectors may not dial, or undefined for a public address. */
@@ -64,12 +64,17 @@ export function allowList(entries: string[]): BlockList {
 }
 
 /**
- * The address to dial for a connector's host: every address the host resolves to must be public
+ * The address to dial for a connector's (or a webhook's) host: every address the host resolves to must be public
  * or allowed, else the dial is refused (a name with one private address among public ones is
  * refused too). The caller connects to the address answered, never resolving the name again, so
  * a second answer of a name server cannot change what was checked.
  */
-export async function checkConnectorAddress(host: string, allowed: BlockList, resolve: Resolver) {
+export async function checkConnectorAddress(
+  host: string,
+  allowed: BlockList,
+  resolve: Resolver,
+  allowedSetting = "CONNECTOR_ALLOWED_CIDRS",
+) {
   const literal = isIP(host);
   const addresses = literal ? [{ address: host, family: literal }] : await resolve(host);
   if (addresses.length === 0) throw new ConnectorAddressRefused(`${host} resolves to no address`);
@@ -78,7 +83,7 @@ export async function checkConnectorAddress(host: string, allowed: BlockList, re
     const range = refusedRangeOf(address);
     if (range) {
       const shown = address === host ? address : `${host} (${address})`;
-      throw new ConnectorAddressRefused(`${shown} is a ${range} address, not allowed (CONNECTOR_ALLOWED_CIDRS)`);
+      throw new ConnectorAddressRefused(`${shown} is a ${range} address, not allowed (${allowedSetting})`);
     }
   }
   const [first] = addresses;

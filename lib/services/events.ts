@@ -7,6 +7,7 @@ import { errorText } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
 import type { eventTypes } from "../schemas/events";
+import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
 
 /**
  * The live events of a namespace (`GET /api/events`, docs/live-status.md): what changed on a
@@ -45,6 +46,29 @@ function transitionOf(event: NewEvent) {
   if (event.cause === undefined) return [];
   const online = event.type === "device.online" || (event.type === "device.registered" && event.patch.online === true);
   return [{ deviceUid: event.uid, tenantId: event.tenantId, at: sql`clock_timestamp()`, online, cause: event.cause }];
+}
+
+/** The webhook event a live event is, if any (docs/webhooks.md): a status change names the new status. */
+function webhookEventOf(event: NewEvent): WebhookEvent[] {
+  const of = (type: WebhookEvent["type"]) => [
+    { tenantId: event.tenantId, type, uid: event.uid, data: { uid: event.uid, ...event.patch } },
+  ];
+  switch (event.type) {
+    case "device.registered":
+    case "device.online":
+    case "device.offline":
+    case "device.removed":
+    case "session.started":
+    case "session.ended":
+      return of(event.type);
+    case "device.status": {
+      const status = event.patch.status;
+      if (status === "accepted" || status === "rejected" || status === "removed") return of(`device.${status}`);
+      return [];
+    }
+    default:
+      return [];
+  }
 }
 
 /**
@@ -90,6 +114,10 @@ class EventWriter {
           );
           const transitions = batch.flatMap(({ event }) => transitionOf(event));
           if (transitions.length > 0) await tx.insert(deviceTransitions).values(transitions);
+          await enqueueWebhookEvents(
+            tx,
+            batch.flatMap(({ event }) => webhookEventOf(event)),
+          );
           await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
         });
       } catch (error) {
