@@ -71,12 +71,12 @@ async function deliveries(namespace: SeededNamespace, hook: Hook, query = "") {
 describe("webhooks", () => {
   it("answers the secret once, never after, and records each change in the audit trail", async () => {
     const namespace = await seedNamespace();
-    const hook = await createHook(namespace, ["device.online", "device.online", "audit"]);
+    const hook = await createHook(namespace, ["device.online", "device.online", "session.ended"]);
     expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const read = await call("GET", `/api/webhooks/${hook.id}`, owner(namespace));
     expect(read.body).toMatchObject({
       id: hook.id,
-      events: ["device.online", "audit"],
+      events: ["device.online", "session.ended"],
       enabled: true,
       last_delivery: null,
     });
@@ -85,7 +85,7 @@ describe("webhooks", () => {
     expect(listed.headers.get("x-total-count")).toBe("1");
     expect(listed.text).not.toContain("whsec_");
     const updated = await call("PATCH", `/api/webhooks/${hook.id}`, { ...owner(namespace), body: { enabled: false } });
-    expect(updated.body).toMatchObject({ enabled: false, events: ["device.online", "audit"] });
+    expect(updated.body).toMatchObject({ enabled: false, events: ["device.online", "session.ended"] });
     const rotated = await call("POST", `/api/webhooks/${hook.id}/secret`, owner(namespace));
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(hook.secret);
@@ -166,7 +166,7 @@ describe("webhooks", () => {
     const device = await seedDevice(namespace, { status: "accept", isOnline: false });
     await seedDevice(stranger, { status: "accept" });
     const port = await sshPort();
-    const attempt = await sshWithPassword(port, "wrong", [`root@${namespace.name}.${device.name}`, "true"]);
+    const attempt = await sshWithPassword(port, "wrong", [`root@${namespace.name}.${device.name}@127.0.0.1`, "true"]);
     expect(attempt.code).not.toBe(0);
     const [refused] = await waitForType(hook, "login.refused");
     expect(refused?.data).toMatchObject({ uid: device.uid, username: "root", reason: expect.any(String) });
@@ -180,7 +180,7 @@ describe("webhooks", () => {
 
   it("retries a failing receiver with back-off and keeps each attempt's outcome", async () => {
     const namespace = await seedNamespace();
-    const hook = await createHook(namespace, ["audit"]);
+    const hook = await createHook(namespace, ["device.online"]);
     receiver.answerNext({ status: 503, body: "busy, come back later" });
     const test = await call("POST", `/api/webhooks/${hook.id}/test`, owner(namespace));
     expect(test.status, test.text).toBe(200);

@@ -1,5 +1,4 @@
-import { seedNamespace } from "@/testing/seeds/namespaces";
-import type { Case, Table } from "../support/bad-input";
+import { type Case, readTable, type Table } from "../support/bad-input";
 
 const filterCases: Case[] = [
   ["an unknown outcome", () => ({ query: "outcome=denied" }), ["outcome"]],
@@ -9,15 +8,6 @@ const filterCases: Case[] = [
   ["an upper-case action", () => ({ query: "action=Device.accept" }), ["action"]],
   ["an actor of 257 characters", () => ({ query: `actor=${"a".repeat(257)}` }), ["actor"]],
 ];
-
-/** Reads change nothing: the verification is the answer itself. */
-const readTable = (cases: Case[]) => (): Table => ({
-  setup: async () => {
-    const namespace = await seedNamespace();
-    return { credentials: { token: namespace.owner.tenantToken }, values: {}, verify: async () => {} };
-  },
-  cases,
-});
 
 export const tables: Record<string, () => Table> = {
   listAudit: readTable([

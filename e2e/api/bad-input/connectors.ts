@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { call } from "@/testing/client";
 import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
-import type { Case, Table } from "../support/bad-input";
+import { type Case, createTable, type Table } from "../support/bad-input";
 
 const pem = (kind: string) => `-----BEGIN ${kind}-----\nAAAA\n-----END ${kind}-----\n`;
 // Never an address off this machine, even refused: a service without the checks would dial it.
@@ -59,20 +59,10 @@ async function withConnector() {
 }
 
 export const tables: Record<string, () => Table> = {
-  createConnector: () => {
-    let namespace: SeededNamespace;
-    return {
-      setup: async () => {
-        namespace = await seedNamespace();
-        return {
-          credentials: { token: namespace.owner.tenantToken },
-          values: {},
-          verify: async () => expect(await connectorsOf(namespace)).toEqual([]),
-        };
-      },
-      cases: [["an empty body", () => ({ body: {} }), ["address", "port"]], ...bodyCases],
-    };
-  },
+  createConnector: createTable(connectorsOf, [
+    ["an empty body", () => ({ body: {} }), ["address", "port"]],
+    ...bodyCases,
+  ]),
   updateConnector: () => ({ setup: withConnector, cases: bodyCases }),
   listConnectors: () => ({
     setup: async () => {

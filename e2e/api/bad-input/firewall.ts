@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { call } from "@/testing/client";
 import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
-import type { Case, Table } from "../support/bad-input";
+import { type Case, createTable, type Table } from "../support/bad-input";
 
 const longText = (length: number) => "x".repeat(length);
 
@@ -73,20 +73,7 @@ const tagCases: Case[] = [
 ];
 
 export const tables: Record<string, () => Table> = {
-  createFirewallRule: () => {
-    let namespace: SeededNamespace;
-    return {
-      setup: async () => {
-        namespace = await seedNamespace();
-        return {
-          credentials: { token: namespace.owner.tenantToken },
-          values: {},
-          verify: async () => expect(await rulesOf(namespace)).toEqual([]),
-        };
-      },
-      cases: ruleCases,
-    };
-  },
+  createFirewallRule: createTable(rulesOf, ruleCases),
   updateFirewallRule: () => ({ setup: withRule, cases: ruleCases }),
   addFirewallRuleTag: () => ({ setup: withRule, cases: tagCases }),
   removeFirewallRuleTag: () => ({ setup: withRule, cases: tagCases }),
