@@ -15,6 +15,9 @@ export const sessionRecords = pgTable(
     message: text("message").notNull(),
     width: integer("width").notNull(),
     height: integer("height").notNull(),
+    // SHA-256 chained over the session's frames in id order (lib/services/recording-chain.ts);
+    // null for frames recorded before recordings were chained.
+    hash: text("hash"),
   },
   // Play order: a recording is read in pages along this index (lib/services/recordings.ts).
   (table) => [index("session_records_play_idx").on(table.sessionUid, table.time, table.id)],

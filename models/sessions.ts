@@ -19,6 +19,8 @@ export const sessions = pgTable(
     term: text("term").notNull().default(""),
     // Why the gateway refused or ended the connection, for operators; empty when it went well.
     reason: text("reason").notNull().default(""),
+    // The hash of the recording's last frame: a frame removed at the end breaks the chain too.
+    recordHash: text("record_hash"),
     position: jsonb("position").$type<{ latitude: number; longitude: number }>(),
   },
   (table) => [index("sessions_tenant_started_idx").on(table.tenantId, table.startedAt)],

@@ -1,8 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
 import { cli, type Data, expectError, expectOk } from "@/testing/cli";
-import { call, uniqueName } from "@/testing/client";
+import { call, randomUid, uniqueName } from "@/testing/client";
+import { internalHeaders } from "@/testing/internal";
 import { seedDevice } from "@/testing/seeds/devices";
 import { type SeededNamespace, seedMember, seedNamespace } from "@/testing/seeds/namespaces";
+import { frame, seedSession, setRecording } from "@/testing/seeds/sessions";
 
 /**
  * The audit trail over HTTP: each change made through the API is a row with its actor, source
@@ -183,5 +185,20 @@ describe("audit trail", () => {
     await call("POST", "/api/login", { body: { username: namespace.owner.username, password: "wrong" } });
     await expectOk(cli(data, "audit", "verify", "--service"), /the service's audit trail is intact: \d+ rows/);
     await expectError(cli(data, "audit", "verify", uniqueName("missing")), 1, /namespace '.*' not found/);
+  });
+
+  it("proves a recorded session's frames with the CLI", async () => {
+    const namespace = await seedNamespace();
+    await setRecording(namespace, true);
+    const { session } = await seedSession(namespace);
+    for (const message of ["$ ", "ls\r\n", "a b c\r\n"]) {
+      const stored = await call("POST", `/api/sessions/${session.uid}/record`, {
+        headers: await internalHeaders(),
+        body: frame(session.uid, message),
+      });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    await expectOk(cli(data, "audit", "verify-recording", session.uid), /is intact: 3 frames/);
+    await expectError(cli(data, "audit", "verify-recording", randomUid()), 1, /session .* not found/);
   });
 });

@@ -12,6 +12,7 @@ import { verifyAuditChain } from "../services/audit";
 import { unscopedReconcileBilling } from "../services/billing";
 import { unscopedAddMember, unscopedRemoveMember } from "../services/members";
 import { createNamespace, unscopedDeleteNamespace, unscopedFindNamespace } from "../services/namespaces";
+import { unscopedVerifyRecording } from "../services/recording-chain";
 import { isSetUp, setupLink } from "../services/setup";
 import { createUser, findUserByIdentifier, unscopedDeleteUser, unscopedSetPassword } from "../services/users";
 
@@ -35,6 +36,8 @@ export const usage = `Usage: npm run cli -- COMMAND
   setup link                                 the first-run page's link, while the service has no account
   audit verify NAMESPACE                     check the hash chain of a namespace's audit trail (--service: the
                                              trail of logins outside namespaces); names the first broken row
+  audit verify-recording SESSION_UID         check the hash chain over a recorded session's frames; names the
+                                             first broken frame
   billing reconcile                          read every namespace's subscription from the payment processor again
 `;
 
@@ -206,6 +209,24 @@ const commands: { words: string[]; arity: [number, number]; file?: number; run: 
         );
       const start = verdict.startsAfterPurge ? ", starting where the last retention purge ended" : "";
       return `${trail} is intact: ${verdict.rows} rows${start}`;
+    },
+  },
+  {
+    words: ["audit", "verify-recording"],
+    arity: [1, 1],
+    run: async (db, [uid = ""]) => {
+      const verdict = await unscopedVerifyRecording(db, uid);
+      const recording = `the recording of session ${uid}`;
+      if (!verdict.intact) {
+        const where = verdict.brokenAt === "end" ? "at its end" : `at frame ${verdict.brokenAt}`;
+        throw new ApiError(
+          409,
+          `${recording} is broken ${where}: ${verdict.reason} (${verdict.frames} frames before it are intact)`,
+        );
+      }
+      if (!verdict.chained)
+        return `${recording} has no chained frames (recorded before recordings were chained, or empty)`;
+      return `${recording} is intact: ${verdict.frames} frames`;
     },
   },
   {

@@ -11,6 +11,7 @@ import type { Scope } from "../auth/credentials";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
 import type { SessionListQuery } from "../schemas/sessions";
+import { unscopedVerifyRecording } from "./recording-chain";
 import {
   appendFrames,
   type ClosedSession,
@@ -159,24 +160,20 @@ describe("endSession", () => {
 describe("appendFrames", () => {
   const frameAt = (time: Date, message: string) => ({ time, message, width: 80, height: 24 });
 
-  it("stores a batch in one statement", async () => {
+  it("stores a batch in the order given, each frame chained to the one before", async () => {
     const { tenantId } = await newNamespace();
     const uid = await newSession(tenantId, await insertDevice(db, tenantId), true);
     const early = new Date("2024-05-01T10:00:00.000Z");
     const late = new Date("2024-05-01T10:00:01.000Z");
     const batch = [frameAt(late, "c"), frameAt(early, "a"), frameAt(early, "b"), frameAt(late, "d")];
-    const execute = vi.spyOn(db, "execute");
-    const insert = vi.spyOn(db, "insert");
-    try {
-      expect(await appendFrames(db, tenantId, uid, batch)).toBe(4);
-      expect(execute).toHaveBeenCalledTimes(1);
-      expect(insert).not.toHaveBeenCalled();
-    } finally {
-      execute.mockRestore();
-      insert.mockRestore();
-    }
-    const stored = await db.select().from(sessionRecords).where(eq(sessionRecords.sessionUid, uid));
-    expect(stored.map((frame) => frame.message).sort()).toEqual(["a", "b", "c", "d"]);
+    expect(await appendFrames(db, tenantId, uid, batch)).toBe(4);
+    const stored = await db
+      .select()
+      .from(sessionRecords)
+      .where(eq(sessionRecords.sessionUid, uid))
+      .orderBy(sessionRecords.id);
+    expect(stored.map((frame) => frame.message)).toEqual(["c", "a", "b", "d"]);
+    expect(await unscopedVerifyRecording(db, uid)).toEqual({ intact: true, frames: 4, chained: true });
   });
 
   it("drops frames of a session that is not recorded or not in the namespace", async () => {

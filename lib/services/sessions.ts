@@ -14,6 +14,7 @@ import { recordFrame, type SessionListQuery } from "../schemas/sessions";
 import { audited } from "./audit";
 import { describeDevice, namespaceState } from "./device-view";
 import { publishEvents } from "./events";
+import { chainFrames, recordingChainStart } from "./recording-chain";
 
 // Views
 
@@ -286,26 +287,30 @@ export const maxFramesPerBatch = 5_000;
 
 /**
  * Stores frames of a recorded session of the namespace in one multi-row INSERT (the gateway
- * batches terminal output). Frames for a session that is not recorded, or not in the namespace,
- * are dropped by the same statement. Returns how many were stored.
+ * batches terminal output), each with its link of the recording's hash chain: the session's row is
+ * locked while a batch extends the chain, so batches of one session are chained one at a time.
+ * Frames for a session that is not recorded, or not in the namespace, are dropped. Returns how
+ * many were stored.
  */
 export async function appendFrames(db: Executor, tenantId: string, sessionUid: string, frames: Frame[]) {
   if (frames.length === 0) return 0;
   if (frames.length > maxFramesPerBatch) throw new Error(`at most ${maxFramesPerBatch} frames per batch`);
-  const values = sql.join(
-    frames.map(
-      (frame, index) =>
-        sql`(${index}::int, ${frame.time.toISOString()}::timestamptz, ${frame.message}::text, ${frame.width}::int, ${frame.height}::int)`,
-    ),
-    sql`, `,
-  );
-  const result = await db.execute(sql`
-    insert into ${sessionRecords} (session_uid, tenant_id, time, message, width, height)
-    select ${sessions.uid}, ${sessions.tenantId}, frame.time, frame.message, frame.width, frame.height
-    from ${sessions}, (values ${values}) as frame (n, time, message, width, height)
-    where ${sessions.uid} = ${sessionUid} and ${sessions.tenantId} = ${tenantId} and ${sessions.recorded}
-    order by frame.n
-    returning ${sessionRecords.id}`);
-  // Both drivers (node-postgres and PGlite) answer with the returned rows in `rows`.
-  return (result as unknown as { rows: unknown[] }).rows.length;
+  return db.transaction(async (tx) => {
+    const [session] = await tx
+      .select({ head: sessions.recordHash })
+      .from(sessions)
+      .where(and(eq(sessions.uid, sessionUid), eq(sessions.tenantId, tenantId), eq(sessions.recorded, true)))
+      .for("no key update");
+    if (!session) return 0;
+    const hashes = chainFrames(session.head ?? recordingChainStart(sessionUid), frames);
+    const stored = await tx
+      .insert(sessionRecords)
+      .values(frames.map((frame, index) => ({ sessionUid, tenantId, ...frame, hash: hashes[index] })))
+      .returning({ id: sessionRecords.id });
+    await tx
+      .update(sessions)
+      .set({ recordHash: hashes.at(-1) })
+      .where(eq(sessions.uid, sessionUid));
+    return stored.length;
+  });
 }
