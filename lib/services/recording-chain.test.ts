@@ -2,13 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sessionRecords } from "@/models/session-records";
 import { sessions } from "@/models/sessions";
-import { randomUid } from "@/testing/client";
 import { withTestDatabase } from "@/testing/database";
-import { insertDevice } from "@/testing/rows/devices";
-import { seedScope } from "@/testing/rows/namespaces";
+import { startRecordedSession } from "@/testing/rows/sessions";
 import type { Db } from "../db";
 import { unscopedVerifyRecording } from "./recording-chain";
-import { appendFrames, createSession } from "./sessions";
+import { appendFrames } from "./sessions";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -23,18 +21,7 @@ const frame = (n: number) => ({
 });
 
 async function recordedSession(frames: number) {
-  const scope = await seedScope(db);
-  const uid = randomUid();
-  await createSession(db, {
-    uid,
-    tenantId: scope.tenantId,
-    deviceUid: await insertDevice(db, scope.tenantId),
-    username: "root",
-    ipAddress: "192.0.2.1",
-    type: "shell",
-    term: "xterm",
-    recorded: true,
-  });
+  const { scope, uid } = await startRecordedSession(db);
   // Two batches, as the gateway writes them: the chain goes on across batches.
   const all = Array.from({ length: frames }, (_, index) => frame(index));
   const half = Math.floor(frames / 2);
@@ -52,18 +39,7 @@ describe("the hash chain over a recording's frames", () => {
   it("proves a recording written in batches, and one written by concurrent batches", async () => {
     const { uid } = await recordedSession(10);
     expect(await unscopedVerifyRecording(db, uid)).toEqual({ intact: true, frames: 10, chained: true });
-    const scope = await seedScope(db);
-    const other = randomUid();
-    await createSession(db, {
-      uid: other,
-      tenantId: scope.tenantId,
-      deviceUid: await insertDevice(db, scope.tenantId),
-      username: "root",
-      ipAddress: "192.0.2.1",
-      type: "shell",
-      term: "xterm",
-      recorded: true,
-    });
+    const { scope, uid: other } = await startRecordedSession(db);
     await Promise.all(
       Array.from({ length: 8 }, (_, n) => appendFrames(db, scope.tenantId, other, [frame(n), frame(n)])),
     );

@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import { sessions } from "@/models/sessions";
 import { randomUid } from "@/testing/client";
 import { withTestDatabase } from "@/testing/database";
-import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
+import { startRecordedSession } from "@/testing/rows/sessions";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
 import { asciicastLines, readRecording, recordJsonChunks } from "./recordings";
-import { appendFrames, createSession, maxFramesPerBatch } from "./sessions";
+import { appendFrames, maxFramesPerBatch } from "./sessions";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -25,20 +25,9 @@ const frame = (seconds: number, message: string, width = 80, height = 24) => ({
 });
 
 async function recordedSession() {
-  const scope = await seedScope(db);
-  const uid = randomUid();
-  await createSession(db, {
-    uid,
-    tenantId: scope.tenantId,
-    deviceUid: await insertDevice(db, scope.tenantId),
-    username: "root",
-    ipAddress: "192.0.2.1",
-    type: "shell",
-    term: "xterm-256color",
-    recorded: true,
-  });
-  await db.update(sessions).set({ startedAt }).where(eq(sessions.uid, uid));
-  return { scope, uid };
+  const session = await startRecordedSession(db);
+  await db.update(sessions).set({ startedAt }).where(eq(sessions.uid, session.uid));
+  return session;
 }
 
 async function text(chunks: AsyncIterable<string>) {
