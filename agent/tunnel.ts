@@ -1,7 +1,7 @@
 import { Client, type ClientChannel } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
 import { log } from "../lib/log";
-import { forwardedSsh, hexUidShape, tunnelPath } from "../lib/protocol";
+import { agentTimeHeader, forwardedSsh, hexUidShape, tunnelPath } from "../lib/protocol";
 import { Backoff } from "./backoff";
 import type { DeviceServer } from "./device-server";
 import type { DeviceKey, ServerKeyPin } from "./identity";
@@ -104,7 +104,7 @@ export class Tunnel {
   private open(credentials: DeviceCredentials) {
     const url = `${this.serverUrl.replace(/^http/, "ws")}${tunnelPath}`;
     const socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${credentials.token}` },
+      headers: { authorization: `Bearer ${credentials.token}`, [agentTimeHeader]: String(Date.now()) },
       perMessageDeflate: false,
       handshakeTimeout: connectTimeoutMs,
       // Masking guards proxies against attacker-chosen bytes; the tunnel carries only SSH

@@ -3,6 +3,12 @@
 /** Where agents open their tunnel: a WebSocket upgrade on the API's port. */
 export const tunnelPath = "/agent/tunnel";
 
+/**
+ * The agent's clock (Unix milliseconds) when it opens the tunnel, sent with the upgrade: the
+ * server keeps the difference to its own clock for the device's diagnostics.
+ */
+export const agentTimeHeader = "x-agent-time";
+
 /** The address an agent asks the server to forward: the device's own SSH service. */
 export const forwardedSsh = { address: "device", port: 22 } as const;
 

@@ -31,6 +31,9 @@ export const devices = pgTable(
     statusUpdateAt: timestamp("status_update_at", { withTimezone: true }).notNull().defaultNow(),
     lastSeen: timestamp("last_seen", { withTimezone: true }).notNull().defaultNow(),
     online: boolean("online").notNull().default(false),
+    // Why the server last refused or dropped the device's tunnel, and when (docs/diagnostics.md).
+    tunnelError: text("tunnel_error"),
+    tunnelErrorAt: timestamp("tunnel_error_at", { withTimezone: true }),
     remoteAddr: text("remote_addr").notNull().default(""),
     position: jsonb("position").$type<{ latitude: number; longitude: number }>(),
     tags: text("tags").array().notNull().default([]),

@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { devices } from "./devices";
 
 /**
@@ -11,6 +11,9 @@ export const tunnels = pgTable("tunnels", {
     .references(() => devices.uid, { onDelete: "cascade" }),
   instance: text("instance").notNull(),
   connectedAt: timestamp("connected_at", { withTimezone: true }).notNull().defaultNow(),
+  // The agent's clock minus the server's when the tunnel opened (network delay included); null
+  // for an agent that does not say its time.
+  clockSkewMs: integer("clock_skew_ms"),
 });
 
 export type TunnelRow = typeof tunnels.$inferSelect;

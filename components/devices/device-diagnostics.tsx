@@ -18,6 +18,10 @@ type Diagnostics = z.output<typeof deviceDiagnostics>;
 
 /** The agent's log on a device where it runs as a service (docs/agent-install.md). */
 const agentLogCommand = "journalctl -u device-access-agent -f";
+/** Turns on the system's time synchronisation (systemd-timesyncd or chrony behind timedatectl). */
+const clockSyncCommand = "sudo timedatectl set-ntp true";
+/** Past this, a device's clock is worth fixing: its proofs are refused at 60 s ahead, logs and recordings disagree. */
+const clockToleranceMs = 30_000;
 const linkStyle = "font-medium text-indigo-700 underline hover:no-underline dark:text-indigo-300";
 
 function useDiagnostics(device: Device) {
@@ -80,6 +84,43 @@ function Reason({ reason }: { reason: string }) {
   );
 }
 
+/** The agent's clock against the server's, when its tunnel said it. */
+function ClockCheck({ skewMs }: { skewMs: number }) {
+  const seconds = Math.round(Math.abs(skewMs) / 1000);
+  const direction = skewMs > 0 ? "ahead of" : "behind";
+  if (Math.abs(skewMs) <= clockToleranceMs) {
+    return (
+      <Check
+        isOk
+        title={seconds === 0 ? "Clock in step with the server" : `Clock ${seconds} s ${direction} the server`}
+      />
+    );
+  }
+  return (
+    <Check isOk={false} title={`Clock ${seconds} s ${direction} the server`}>
+      <p className="text-slate-600 dark:text-slate-400">
+        Logs and recordings will disagree, and the agent's proofs may be refused. Turn on time synchronisation on the
+        device:
+      </p>
+      <CommandLine command={clockSyncCommand} label="Copy the time synchronisation command" />
+    </Check>
+  );
+}
+
+/** The last time the server refused or dropped the tunnel, when it still matters: offline, or since the last connect. */
+function TunnelErrorCheck({ found }: { found: Diagnostics }) {
+  const error = found.last_tunnel_error;
+  const lastOnline = found.transitions.find((change) => change.online);
+  if (!error || (found.online && lastOnline && Date.parse(lastOnline.time) > Date.parse(error.time))) return null;
+  return (
+    <Check isOk={false} title="The server refused or dropped the tunnel">
+      <p className="break-words text-slate-600 dark:text-slate-400">
+        <RelativeTime value={error.time} />: {error.message}
+      </p>
+    </Check>
+  );
+}
+
 function Checklist({ device, found }: { device: Device; found: Diagnostics }) {
   const [lastChange] = found.transitions;
   const isAccepted = found.status === "accepted";
@@ -135,6 +176,8 @@ function Checklist({ device, found }: { device: Device; found: Diagnostics }) {
           <CommandLine command={agentLogCommand} label="Copy the agent's log command" />
         </Check>
       )}
+      <TunnelErrorCheck found={found} />
+      {found.clock_skew_ms !== null && <ClockCheck skewMs={found.clock_skew_ms} />}
       {found.refused_logins.length === 0 ? (
         <Check isOk title="No refused logins" />
       ) : (

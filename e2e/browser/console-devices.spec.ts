@@ -132,7 +132,8 @@ test("device page: rename with the rule, tags, remove; a terminal that runs a co
     ).toBeVisible();
     await expectNoSeriousA11yViolation(page);
 
-    await expect(page.getByText("Online")).toBeVisible({ timeout: 20_000 });
+    // The header's status comes first; the Diagnostics card says "Online" again below it.
+    await expect(page.getByText("Online", { exact: true }).first()).toBeVisible({ timeout: 20_000 });
     await page.getByRole("button", { name: "Connect" }).click();
     await page.getByLabel("User on the device").last().fill(local.name);
     await page.getByRole("textbox", { name: "Password" }).fill("wrong-password");

@@ -10,6 +10,7 @@ import { waitFor } from "@/testing/wait";
 type Diagnostics = {
   online: boolean;
   agent_version: string;
+  clock_skew_ms: number | null;
   transitions: { time: string; online: boolean; cause: string }[];
   refused_logins: { login: string; source: string; reason: string }[];
   last_login: { login: string } | null;
@@ -56,6 +57,8 @@ describe.skipIf(!isRoot)("a real device's diagnostics (needs root: test account,
     const before = await diagnostics();
     expect(before.online).toBe(true);
     expect(before.agent_version).not.toBe("");
+    // Agent and server share this machine's clock: the skew is the upgrade's delay, well under 5 s.
+    expect(Math.abs(before.clock_skew_ms ?? Number.NaN)).toBeLessThan(5_000);
     expect(before.transitions[0]).toMatchObject({
       online: true,
       cause: "registered by its agent",

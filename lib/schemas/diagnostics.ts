@@ -12,6 +12,17 @@ export const deviceDiagnostics = z.object({
   online: z.boolean(),
   last_seen: timestamp,
   agent_version: z.string(),
+  clock_skew_ms: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The agent's clock minus the server's when its tunnel opened (milliseconds, network delay included); null without a tunnel or when the agent does not say its time",
+    ),
+  last_tunnel_error: z
+    .object({ time: timestamp, message: z.string() })
+    .nullable()
+    .describe("Why the server last refused or dropped the device's tunnel"),
   /** The newest first, up to 20. */
   transitions: z.array(z.object({ time: timestamp, online: z.boolean(), cause: z.string() })),
   /** The last 10 refused SSH logins, the newest first, each with the reason the gateway gave itself. */

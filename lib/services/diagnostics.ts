@@ -2,6 +2,7 @@ import { and, desc, eq, notExists, sql } from "drizzle-orm";
 import { auditEntries } from "@/models/audit";
 import { deviceTransitions } from "@/models/device-transitions";
 import { devices } from "@/models/devices";
+import { tunnels } from "@/models/tunnels";
 import type { Scope } from "../auth/credentials";
 import type { Executor } from "../db";
 import { notFound } from "../errors";
@@ -14,7 +15,8 @@ const shownRefusals = 10;
 /**
  * Why a device may be out of reach (docs/diagnostics.md): its state, its recent online/offline
  * transitions with their cause, its recent refused SSH logins with their reason (from the audit
- * trail), its last allowed login, and what the namespace's plan says of it.
+ * trail), its last allowed login, the agent's clock against the server's when its tunnel opened,
+ * the last reason its tunnel was refused or dropped, and what the namespace's plan says of it.
  */
 export async function getDeviceDiagnostics(db: Executor, scope: Scope, uid: string) {
   const [device] = await db
@@ -42,6 +44,10 @@ export async function getDeviceDiagnostics(db: Executor, scope: Scope, uid: stri
       )
       .orderBy(desc(auditEntries.id))
       .limit(limit);
+  const [tunnel] = await db
+    .select({ clockSkewMs: tunnels.clockSkewMs })
+    .from(tunnels)
+    .where(eq(tunnels.deviceUid, uid));
   const refused = await logins("failure", shownRefusals);
   const [lastLogin] = await logins("success", 1);
   const refusal = device.status === "accepted" ? await planRefusal(db, scope.tenantId, uid) : undefined;
@@ -57,6 +63,9 @@ export async function getDeviceDiagnostics(db: Executor, scope: Scope, uid: stri
     online: device.online,
     last_seen: device.lastSeen,
     agent_version: device.info.version,
+    clock_skew_ms: tunnel?.clockSkewMs ?? null,
+    last_tunnel_error:
+      device.tunnelError && device.tunnelErrorAt ? { time: device.tunnelErrorAt, message: device.tunnelError } : null,
     transitions: transitions.map((row) => ({ time: row.at, online: row.online, cause: row.cause })),
     refused_logins: refused.map((row) => ({ ...login(row), reason: String(row.details.reason ?? "") })),
     last_login: lastLogin ? login(lastLogin) : null,

@@ -57,15 +57,29 @@ const offlineEvents = (db: Executor, changed: DeviceChange[]) =>
     "tunnel closed",
   );
 
+/** Keeps why the server refused or dropped a device's tunnel, for its diagnostics. */
+export async function unscopedRecordTunnelError(db: Executor, deviceUid: string, message: string) {
+  await db
+    .update(devices)
+    .set({ tunnelError: message.slice(0, 500), tunnelErrorAt: sql`now()` })
+    .where(eq(devices.uid, deviceUid));
+}
+
 /**
  * Records `instance` as the holder of the device's tunnel, replacing any earlier holder; the
  * device is online (an event when it was not).
  */
-export async function unscopedRecordTunnelOwner(db: Executor, deviceUid: string, instance: string) {
+export async function unscopedRecordTunnelOwner(
+  db: Executor,
+  deviceUid: string,
+  instance: string,
+  clockSkewMs: number | null = null,
+) {
   const result = await db.execute(sql`
     with owner as (
-      insert into ${tunnels} (device_uid, instance) values (${deviceUid}, ${instance})
-      on conflict (device_uid) do update set instance = excluded.instance, connected_at = now()
+      insert into ${tunnels} (device_uid, instance, clock_skew_ms) values (${deviceUid}, ${instance}, ${clockSkewMs})
+      on conflict (device_uid) do update
+        set instance = excluded.instance, connected_at = now(), clock_skew_ms = excluded.clock_skew_ms
       returning device_uid
     )
     update ${devices} set online = true, last_seen = now() from owner

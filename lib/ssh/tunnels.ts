@@ -8,7 +8,7 @@ import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
-import { forwardedSsh } from "../protocol";
+import { agentTimeHeader, forwardedSsh } from "../protocol";
 import { deviceRevoked } from "../services/devices";
 import { hub } from "../services/events";
 import {
@@ -16,6 +16,7 @@ import {
   tunnelAdmission,
   unscopedForgetInstanceTunnels,
   unscopedForgetTunnelOwner,
+  unscopedRecordTunnelError,
   unscopedRecordTunnelOwner,
   unscopedTunnelAdmittedDevices,
 } from "../services/tunnels";
@@ -33,6 +34,17 @@ export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
 // Pending devices hold tunnels (carrying no session) so that an accept makes them reachable at
 // once; this many per namespace on one instance, so that registrations cannot pile up connections.
 const maxPendingTunnelsPerNamespace = 1_000;
+
+/**
+ * The agent's clock minus ours, from the time it sent with the upgrade; null when it sent none
+ * (or nonsense: more than a year off either way).
+ */
+function clockSkewOf(request: IncomingMessage): number | null {
+  const sent = Number(request.headers[agentTimeHeader]);
+  if (!Number.isSafeInteger(sent)) return null;
+  const skew = sent - Date.now();
+  return Math.abs(skew) > 366 * 86_400_000 ? null : skew;
+}
 
 /** `status`: what the device was when its tunnel was admitted, kept up to date by status events. */
 export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey; status: TunnelStatus };
@@ -147,20 +159,32 @@ export class TunnelEndpoint {
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
     const admission = await tunnelAdmission(this.db, claims.uid, claims.tenant);
     const publicKey = admission && sshKeyFromPem(admission.publicKey);
-    if (!admission || !publicKey) return refuseUpgrade(socket, 403, "the device is not accepted");
+    const refuse = (message: string) => {
+      this.recordError(claims.uid, `refused: ${message}`);
+      refuseUpgrade(socket, 403, message);
+    };
+    if (!admission || !publicKey) return refuse("the device is not accepted");
     if (admission.status === "pending" && pendingTunnels(claims.tenant) >= maxPendingTunnelsPerNamespace) {
-      return refuseUpgrade(socket, 403, "the device is not accepted (too many pending devices wait)");
+      return refuse("the device is not accepted (too many pending devices wait)");
     }
     const address = normalizeAddress(request.socket.remoteAddress);
     const device = { uid: claims.uid, tenantId: claims.tenant, publicKey, status: admission.status };
+    const clockSkewMs = clockSkewOf(request);
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
-      this.serve(stream, device, address);
+      this.serve(stream, device, address, clockSkewMs);
     });
   }
 
-  private serve(stream: Duplex, device: TunnelDevice, address: string) {
+  /** Keeps why a device's tunnel was refused or dropped, for its diagnostics; never fails the caller. */
+  private recordError(deviceUid: string, message: string) {
+    unscopedRecordTunnelError(this.db, deviceUid, message).catch((error: unknown) =>
+      log.warn("recording a tunnel error failed", { device: deviceUid, error: errorText(error) }),
+    );
+  }
+
+  private serve(stream: Duplex, device: TunnelDevice, address: string, clockSkewMs: number | null) {
     const server = new ssh2.Server({
       hostKeys: [{ key: this.hostKey } as unknown as string],
       keepaliveInterval: keepaliveMs,
@@ -168,7 +192,10 @@ export class TunnelEndpoint {
     });
     server.on("connection", (connection) => {
       const tunnel = new Tunnel(device, connection, stream);
-      const deadline = setTimeout(() => tunnel.close("handshake deadline"), handshakeMs);
+      const deadline = setTimeout(() => {
+        this.recordError(device.uid, `the SSH handshake did not finish within ${handshakeMs / 1000} s`);
+        tunnel.close("handshake deadline");
+      }, handshakeMs);
       let isAuthenticated = false;
       connection.on("authentication", (context) => {
         if (context.method !== "publickey" || context.username !== device.uid) return context.reject(["publickey"]);
@@ -177,6 +204,7 @@ export class TunnelEndpoint {
         // A query without a signature proves nothing: answer it, change nothing.
         if (!context.signature || !context.blob) return context.accept();
         if (!isValidSignature(device.publicKey, context.blob, context.signature, context.hashAlgo)) {
+          this.recordError(device.uid, "the agent's signature does not verify with the device's key");
           return context.reject(["publickey"]);
         }
         tunnelAdmission(this.db, device.uid, device.tenantId)
@@ -204,12 +232,15 @@ export class TunnelEndpoint {
         if (!isForward || !accept) return reject?.();
         clearTimeout(deadline);
         accept();
-        this.register(tunnel, address);
+        this.register(tunnel, address, clockSkewMs);
       });
       // The agent opens nothing towards the server.
       connection.on("session", (_accept, reject) => reject());
       connection.on("tcpip", (_accept, reject) => reject());
-      connection.on("error", (error) => log.debug("tunnel error", { device: device.uid, error: error.message }));
+      connection.on("error", (error) => {
+        log.debug("tunnel error", { device: device.uid, error: error.message });
+        this.recordError(device.uid, `the tunnel failed: ${error.message}`);
+      });
       connection.on("close", () => {
         clearTimeout(deadline);
         this.unregister(tunnel);
@@ -218,7 +249,7 @@ export class TunnelEndpoint {
     server.injectSocket(stream as unknown as import("node:net").Socket);
   }
 
-  private register(tunnel: Tunnel, address: string) {
+  private register(tunnel: Tunnel, address: string, clockSkewMs: number | null) {
     const { tunnels: live, instance } = registry();
     const uid = tunnel.device.uid;
     if (!tunnel.lifecycle.to("connected")) return;
@@ -227,7 +258,7 @@ export class TunnelEndpoint {
     previous?.close("replaced by a new tunnel");
     log.info("tunnel connected", { device: uid, address, status: tunnel.device.status });
     this.inOrder(uid, () =>
-      unscopedRecordTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
+      unscopedRecordTunnelOwner(this.db, uid, instance, clockSkewMs).catch((error: unknown) =>
         log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
       ),
     );
