@@ -47,6 +47,9 @@ export default defineConfig({
       REQUIRE_EMAIL_CONFIRMATION: "true",
       // The connectors spec dials a Docker engine of its own on the loopback.
       CONNECTOR_ALLOWED_CIDRS: "127.0.0.1/32",
+      // The webhooks spec's receiver listens on the loopback; a failed delivery is tried again after 1 s.
+      WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
+      WEBHOOK_RETRY_SECONDS: "1",
       ...browserProcessorEnv,
     },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },

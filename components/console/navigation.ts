@@ -10,6 +10,7 @@ import {
   ShieldCheck,
   Tags,
   Users,
+  Webhook,
 } from "lucide-react";
 import type { Action } from "@/lib/auth/roles";
 import type { Stats } from "./stats";
@@ -49,6 +50,7 @@ export const navigation: NavItem[] = [
   { href: "/team", label: "Team", icon: Users, needs: "namespace.read" },
   { href: "/activity", label: "Activity", icon: ScrollText, needs: "audit.view" },
   { href: "/settings", label: "Settings", icon: Settings, needs: "namespace.read" },
-  // Every member sees who manages billing; only the owner manages it.
+  // Every member sees who manages webhooks (administrators and the owner) and billing (the owner).
+  { href: "/settings/webhooks", label: "Webhooks", icon: Webhook, needs: "namespace.read" },
   { href: "/settings/billing", label: "Billing", icon: CreditCard, needs: "namespace.read", isCloudOnly: true },
 ];

@@ -31,6 +31,13 @@ export const queryKeys = {
     info: (tenant: string, uid: string) => ["connectors", tenant, "info", uid] as const,
   },
   containers: (tenant: string) => ["containers", tenant] as const,
+  webhooks: {
+    all: (tenant: string) => ["webhooks", tenant] as const,
+    list: (tenant: string) => ["webhooks", tenant, "list"] as const,
+    detail: (tenant: string, id: string) => ["webhooks", tenant, "detail", id] as const,
+    deliveries: (tenant: string, id: string, params: Record<string, unknown>) =>
+      ["webhooks", tenant, "deliveries", id, params] as const,
+  },
   /** The namespace itself: name, members, settings, device count and limit. */
   namespace: (tenant: string) => ["namespace", tenant] as const,
   apiKeys: (tenant: string) => ["api-keys", tenant] as const,

@@ -371,6 +371,14 @@ export function SettingsPage() {
               </Link>
             )}
           </Section>
+          <Section title="Integrations">
+            <Link
+              href="/settings/webhooks"
+              className="text-sm font-semibold text-indigo-700 underline dark:text-indigo-300"
+            >
+              Webhooks: send this namespace's events to other systems
+            </Link>
+          </Section>
           <Section title="Danger zone">
             <DeleteNamespace namespace={namespace} />
           </Section>
