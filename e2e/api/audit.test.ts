@@ -151,7 +151,7 @@ describe("audit trail", () => {
     expect(entries[2]?.details).toEqual({ address: "127.0.0.1", port: 2375, secure: false, enable: false, tls: false });
   });
 
-  it("records a device's acceptance, rename, tags and deletion", async () => {
+  it("records a device's registration (by the system, with its cause), acceptance, rename, tags and deletion", async () => {
     const namespace = await seedNamespace();
     const device = await seedDevice(namespace);
     const auth = owner(namespace);
@@ -165,9 +165,11 @@ describe("audit trail", () => {
       ["device.tags", device.uid],
       ["device.update", device.uid],
       ["device.accept", device.uid],
+      ["device.register", device.uid],
     ]);
     expect(entries[1]?.details).toEqual({ name: "renamed-1", tags: ["prod"] });
     expect(entries[3]?.details).toMatchObject({ from: "pending" });
+    expect(entries[4]).toMatchObject({ actor: { type: "system" }, details: { cause: "registered by its agent" } });
   });
 
   it("shows a namespace only its own rows", async () => {

@@ -105,37 +105,55 @@ function webhookEventsOf(row: AuditEntryRow): WebhookEvent[] {
 
 /**
  * Appends a row to its namespace's chain and queues its webhook deliveries. Pass the transaction
- * of the change it records: the row commits with the change or not at all. The namespace's chain is locked until that
- * transaction ends, so audited changes of one namespace commit one at a time.
+ * of the change it records: the row commits with the change or not at all. The namespace's chain
+ * is locked until that transaction ends, so audited changes of one namespace commit one at a time.
  */
-export async function recordAudit(db: Executor, record: AuditRecord): Promise<void> {
+export const recordAudit = (db: Executor, record: AuditRecord) => recordAudits(db, [record]);
+
+/**
+ * Appends rows to their namespaces' chains, in order, one insert per namespace (the events
+ * writer records a batch of online/offline changes this way).
+ */
+export async function recordAudits(db: Executor, records: AuditRecord[]): Promise<void> {
+  const byTenant = new Map<string, AuditRecord[]>();
+  for (const record of records) {
+    const batch = byTenant.get(record.tenantId);
+    if (batch) batch.push(record);
+    else byTenant.set(record.tenantId, [record]);
+  }
+  if (byTenant.size === 0) return;
   await db.transaction(async (tx) => {
-    await tx.execute(chainLock(record.tenantId));
-    const [last] = await tx
-      .select({ hash: auditEntries.hash })
-      .from(auditEntries)
-      .where(eq(auditEntries.tenantId, record.tenantId))
-      .orderBy(desc(auditEntries.id))
-      .limit(1);
-    const row: HashedFields = {
-      tenantId: record.tenantId,
-      at: new Date(),
-      actorType: record.actor.type,
-      actorId: record.actor.id,
-      actorName: record.actor.name,
-      source: record.source,
-      action: record.action,
-      targetType: record.target.type,
-      targetId: record.target.id,
-      outcome: record.outcome ?? "success",
-      details: record.details ?? {},
-      previousHash: last?.hash ?? genesisHash,
-    };
-    const [written] = await tx
-      .insert(auditEntries)
-      .values({ ...row, hash: auditHash(row) })
-      .returning();
-    if (written) await enqueueWebhookEvents(tx, webhookEventsOf(written));
+    for (const [tenantId, batch] of byTenant) {
+      await tx.execute(chainLock(tenantId));
+      const [last] = await tx
+        .select({ hash: auditEntries.hash })
+        .from(auditEntries)
+        .where(eq(auditEntries.tenantId, tenantId))
+        .orderBy(desc(auditEntries.id))
+        .limit(1);
+      let previousHash = last?.hash ?? genesisHash;
+      const at = new Date();
+      const rows = batch.map((record) => {
+        const row: HashedFields = {
+          tenantId,
+          at,
+          actorType: record.actor.type,
+          actorId: record.actor.id,
+          actorName: record.actor.name,
+          source: record.source,
+          action: record.action,
+          targetType: record.target.type,
+          targetId: record.target.id,
+          outcome: record.outcome ?? "success",
+          details: record.details ?? {},
+          previousHash,
+        };
+        previousHash = auditHash(row);
+        return { ...row, hash: previousHash };
+      });
+      const written = await tx.insert(auditEntries).values(rows).returning();
+      await enqueueWebhookEvents(tx, written.sort((a, b) => a.id - b.id).flatMap(webhookEventsOf));
+    }
   });
 }
 

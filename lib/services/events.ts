@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, gt, gte, lt, max, min, sql } from "drizzle-orm";
 import { deviceTransitions } from "@/models/device-transitions";
 import { events } from "@/models/events";
+import { type AuditRecord, recordAudits, systemActor } from "../audit/trail";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
@@ -46,6 +47,30 @@ function transitionOf(event: NewEvent) {
   if (event.cause === undefined) return [];
   const online = event.type === "device.online" || (event.type === "device.registered" && event.patch.online === true);
   return [{ deviceUid: event.uid, tenantId: event.tenantId, at: sql`clock_timestamp()`, online, cause: event.cause }];
+}
+
+/**
+ * The audit row of a device's online/offline change (or its registration, a device being born
+ * online): observed by the system, with its cause. Plain heartbeats change nothing and write none.
+ */
+function auditOf(event: NewEvent): AuditRecord[] {
+  if (event.cause === undefined) return [];
+  const action =
+    event.type === "device.registered"
+      ? "device.register"
+      : event.type === "device.online"
+        ? "device.online"
+        : "device.offline";
+  return [
+    {
+      tenantId: event.tenantId,
+      actor: systemActor,
+      source: "",
+      action,
+      target: { type: "device", id: event.uid },
+      details: { cause: event.cause },
+    },
+  ];
 }
 
 /** The webhook event a live event is, if any (docs/webhooks.md): a status change names the new status. */
@@ -114,6 +139,10 @@ class EventWriter {
           );
           const transitions = batch.flatMap(({ event }) => transitionOf(event));
           if (transitions.length > 0) await tx.insert(deviceTransitions).values(transitions);
+          await recordAudits(
+            tx,
+            batch.flatMap(({ event }) => auditOf(event)),
+          );
           await enqueueWebhookEvents(
             tx,
             batch.flatMap(({ event }) => webhookEventOf(event)),
