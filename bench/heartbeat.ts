@@ -11,10 +11,10 @@ import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, root, startServer } from "../testing/server";
 import { makeDevices, registerAll } from "./simulator";
 
-type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
+export type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
 
 /** How the load generator drives a server: for how long, over how many connections, at what rate. */
-type Drive = { seconds: number; connections: number; rate?: number };
+export type Drive = { seconds: number; connections: number; rate?: number };
 
 /**
  * wrk (C, from Debian's `wrk` package) drives full-speed runs when it is installed: autocannon
@@ -76,7 +76,7 @@ async function loadWithWrk(wrk: string, baseUrl: string, bodies: string[], { sec
 }
 
 /** Drives POST /api/devices/auth with the devices' bodies in turn: as fast as it goes, or at `rate`/s. */
-async function load(baseUrl: string, bodies: string[], drive: Drive): Promise<Load> {
+export async function load(baseUrl: string, bodies: string[], drive: Drive): Promise<Load> {
   if (wrkPath && !drive.rate) return loadWithWrk(wrkPath, baseUrl, bodies, drive);
   let next = 0;
   const result = await autocannon({

@@ -7,6 +7,7 @@ import { preauthBenchmark } from "./preauth";
 import { simulate } from "./simulator";
 import { soakBenchmark } from "./soak";
 import { sshBenchmark } from "./ssh";
+import { webhooksBenchmark } from "./webhooks";
 
 /** `npm run bench -- NAME [--option value ...]` */
 const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> = {
@@ -19,6 +20,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   "pg-restart": pgRestartBenchmark,
   console: consoleBenchmark,
   player: playerBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

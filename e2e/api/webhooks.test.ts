@@ -196,6 +196,21 @@ describe("webhooks", () => {
     expect(webhook.body.last_delivery).toMatchObject({ status: "delivered", response_status: 200 });
   });
 
+  it("delivers to one receiver while another has not answered yet", async () => {
+    const namespace = await seedNamespace();
+    const [slow, quick] = [
+      await createHook(namespace, ["device.online"]),
+      await createHook(namespace, ["device.online"]),
+    ];
+    receiver.answerNext("hold");
+    await call("POST", `/api/webhooks/${slow.id}/test`, owner(namespace));
+    await waitFor("the slow receiver's request", () => slow.requests().length === 1, 20);
+    await call("POST", `/api/webhooks/${quick.id}/test`, owner(namespace));
+    // The slow one has 10 s to answer; the quick one's delivery does not wait for it.
+    await waitFor("the quick delivery", async () => (await deliveries(namespace, quick))[0]?.status === "delivered", 5);
+    expect((await deliveries(namespace, slow))[0]?.status).toBe("pending");
+  });
+
   it("sends a test event to a disabled webhook, holds its other events, and redelivers on request", async () => {
     const namespace = await seedNamespace();
     const hook = await createHook(namespace, ["audit"], { enabled: false });

@@ -9,7 +9,7 @@ import { type Config, getConfig } from "../config";
 import { type Executor, getDb } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
-import { processRound } from "../process-state";
+import { processRound, processSingleton } from "../process-state";
 import { version } from "../version";
 import { allowList, checkConnectorAddress, type Resolver, systemResolver } from "./connector-address";
 
@@ -17,7 +17,6 @@ import { allowList, checkConnectorAddress, type Resolver, systemResolver } from 
 // longer than an attempt may take (resolving the name, then the receiver's time limit), so that a
 // server killed mid-attempt leaves it to another round soon after.
 const claimSecondsOf = (config: Config) => config.WEBHOOK_TIMEOUT_SECONDS * 2 + 10;
-const batchSize = 20;
 /** The most of a receiver's answer that is read; the delivery keeps the first `keptAnswer` characters. */
 const maxAnswerBytes = 64 * 1024;
 const keptAnswer = 1024;
@@ -90,7 +89,8 @@ async function attempt(
         const finish = () => {
           resolveAnswer({
             status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString("utf8").slice(0, keptAnswer),
+            // PostgreSQL's text holds no NUL character.
+            body: Buffer.concat(chunks).toString("utf8").slice(0, keptAnswer).replaceAll("\0", ""),
           });
           response.destroy();
         };
@@ -123,16 +123,22 @@ function refusalOf(answer: Attempt): string | undefined {
   return `answered ${answer.status}`;
 }
 
-async function deliver(db: Executor, config: Config, resolve: Resolver, webhook: WebhookRow, row: WebhookDeliveryRow) {
-  const answer = await attempt(webhook, row, config, resolve);
+/** What an attempt leaves on its delivery. */
+type Outcome = {
+  id: string;
+  attempts: number;
+  status: "pending" | "delivered" | "failed";
+  response_status: number | null;
+  response_body: string | null;
+  last_error: string | null;
+  duration_ms: number;
+  /** Seconds until the next attempt of a delivery still pending. */
+  retry_seconds: number | null;
+};
+
+function outcomeOf(config: Config, webhook: WebhookRow, row: WebhookDeliveryRow, answer: Attempt): Outcome {
   const refusal = refusalOf(answer);
   const isLast = row.attempts >= config.WEBHOOK_MAX_ATTEMPTS;
-  const outcome = {
-    responseStatus: answer.status ?? null,
-    responseBody: answer.body ?? null,
-    lastError: refusal ?? null,
-    durationMs: answer.durationMs,
-  };
   if (refusal) {
     log.info(isLast ? "webhook not delivered: giving up" : "webhook not delivered: will retry", {
       delivery: row.id,
@@ -141,55 +147,112 @@ async function deliver(db: Executor, config: Config, resolve: Resolver, webhook:
       error: refusal,
     });
   }
-  await db
-    .update(webhookDeliveries)
-    .set(
-      !refusal
-        ? { ...outcome, status: "delivered" }
-        : isLast
-          ? { ...outcome, status: "failed" }
-          : {
-              ...outcome,
-              nextAttemptAt: sql`now() + make_interval(secs => ${retryDelaySeconds(config, row.attempts)})`,
-            },
-    )
-    // A redelivery asked for meanwhile started the count again: this attempt's outcome is not its last word.
-    .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.attempts, row.attempts)));
+  return {
+    id: row.id,
+    attempts: row.attempts,
+    status: !refusal ? "delivered" : isLast ? "failed" : "pending",
+    response_status: answer.status ?? null,
+    response_body: answer.body ?? null,
+    last_error: refusal ?? null,
+    duration_ms: answer.durationMs,
+    retry_seconds: refusal && !isLast ? retryDelaySeconds(config, row.attempts) : null,
+  };
 }
 
+/** Writes the outcomes of finished attempts, all those that finished meanwhile in one statement. */
+async function writeOutcomes(db: Executor, outcomes: Outcome[]) {
+  await db.transaction(async (tx) => {
+    // Without statistics (PGlite has no autovacuum to gather them) the planner hashes the whole
+    // outbox for every write; one primary-key lookup per outcome is what it should do.
+    await tx.execute(sql`set local enable_hashjoin = off`);
+    await tx.execute(sql`set local enable_mergejoin = off`);
+    await tx.execute(sql`
+    update ${webhookDeliveries} as delivery set
+      status = outcome.status, response_status = outcome.response_status,
+      response_body = outcome.response_body, last_error = outcome.last_error, duration_ms = outcome.duration_ms,
+      next_attempt_at = case when outcome.retry_seconds is null then delivery.next_attempt_at
+        else now() + make_interval(secs => outcome.retry_seconds) end
+    from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb) as outcome(
+      id uuid, attempts int, status text, response_status int, response_body text, last_error text,
+      duration_ms int, retry_seconds int)
+    -- A redelivery asked for meanwhile started the count again: this attempt's outcome is not its last word.
+    where delivery.id = outcome.id and delivery.attempts = outcome.attempts`);
+  });
+}
+
+/** How many deliveries one instance has under way at once. */
+const maxInFlight = 64;
+
 /**
- * Sends the deliveries that are due. Each is claimed first (its next attempt moved ahead, in one
- * statement that skips rows another instance holds), so no delivery is sent twice at once and a
- * server killed mid-attempt leaves it to be tried again. A disabled webhook's deliveries wait
- * (its test events go).
+ * The process's deliveries: due ones are claimed (their next attempt moved ahead, in one statement
+ * that skips rows another instance holds, so no delivery is sent twice at once and a server killed
+ * mid-attempt leaves it to be tried again) up to 64 under way, the slots refilled as attempts end,
+ * so a slow receiver holds one slot and not everyone's deliveries. Outcomes are written
+ * together as attempts end. A disabled webhook's deliveries wait (its test events go).
  */
-export async function deliverDueWebhooks(db: Executor, config: Config, resolve: Resolver = systemResolver) {
-  for (;;) {
-    const enabledWebhooks = db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.enabled, true));
-    const due = db
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.status, "pending"),
-          lte(webhookDeliveries.nextAttemptAt, sql`now()`),
-          or(inArray(webhookDeliveries.webhookId, enabledWebhooks), eq(webhookDeliveries.eventType, "webhook.test")),
-        ),
-      )
-      .orderBy(webhookDeliveries.nextAttemptAt)
-      .limit(batchSize)
-      .for("update", { skipLocked: true });
-    const claimed = await db
-      .update(webhookDeliveries)
-      .set({
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        lastAttemptAt: sql`now()`,
-        nextAttemptAt: sql`now() + make_interval(secs => ${claimSecondsOf(config)})`,
-      })
-      .where(inArray(webhookDeliveries.id, due))
-      .returning();
-    if (claimed.length === 0) return;
-    const targets = await db
+class WebhookDispatcher {
+  private inFlight = 0;
+  private readonly finished: Outcome[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Executor,
+    private readonly config: Config,
+    private readonly resolve: Resolver,
+  ) {}
+
+  /**
+   * Claims due deliveries into the free slots and starts them: once half the slots are free (or
+   * none is in use), so that a busy outbox is claimed in batches rather than a row per statement.
+   */
+  async fill() {
+    while (this.inFlight === 0 || this.inFlight <= maxInFlight / 2) {
+      const claimed = await this.claim(maxInFlight - this.inFlight);
+      if (claimed.length === 0) return;
+      for (const { row, webhook } of claimed) {
+        this.inFlight += 1;
+        void attempt(webhook, row, this.config, this.resolve)
+          .then((answer) => this.record(outcomeOf(this.config, webhook, row, answer)))
+          .finally(() => {
+            this.inFlight -= 1;
+            startWebhookDelivery();
+          });
+      }
+    }
+  }
+
+  private async claim(limit: number) {
+    const claimed = await this.db.transaction(async (tx) => {
+      // Without statistics (PGlite has no autovacuum to gather them) the planner reads every due
+      // row and sorts them to take a few; the due index gives them in order.
+      await tx.execute(sql`set local enable_bitmapscan = off`);
+      await tx.execute(sql`set local enable_sort = off`);
+      const enabledWebhooks = tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.enabled, true));
+      const due = tx
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.status, "pending"),
+            lte(webhookDeliveries.nextAttemptAt, sql`now()`),
+            or(inArray(webhookDeliveries.webhookId, enabledWebhooks), eq(webhookDeliveries.eventType, "webhook.test")),
+          ),
+        )
+        .orderBy(webhookDeliveries.nextAttemptAt)
+        .limit(limit)
+        .for("update", { skipLocked: true });
+      return tx
+        .update(webhookDeliveries)
+        .set({
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          lastAttemptAt: sql`now()`,
+          nextAttemptAt: sql`now() + make_interval(secs => ${claimSecondsOf(this.config)})`,
+        })
+        .where(inArray(webhookDeliveries.id, due))
+        .returning();
+    });
+    if (claimed.length === 0) return [];
+    const targets = await this.db
       .select()
       .from(webhooks)
       .where(
@@ -199,18 +262,42 @@ export async function deliverDueWebhooks(db: Executor, config: Config, resolve: 
         ),
       );
     const byId = new Map(targets.map((webhook) => [webhook.id, webhook]));
-    await Promise.all(
-      claimed.map((row) => {
-        const webhook = byId.get(row.webhookId);
-        return webhook ? deliver(db, config, resolve, webhook, row) : undefined;
-      }),
-    );
+    return claimed.flatMap((row) => {
+      const webhook = byId.get(row.webhookId);
+      return webhook ? [{ row, webhook }] : [];
+    });
+  }
+
+  /** Queues an outcome; one write at a time takes every outcome queued meanwhile. */
+  private record(outcome: Outcome) {
+    this.finished.push(outcome);
+    this.writing ??= (async () => {
+      while (this.finished.length > 0) {
+        const batch = this.finished.splice(0);
+        await writeOutcomes(this.db, batch).catch((error: unknown) =>
+          log.warn("writing webhook outcomes failed", { deliveries: batch.length, error: errorText(error) }),
+        );
+      }
+      this.writing = undefined;
+    })();
   }
 }
 
-/** Runs a delivery round now, or right after the one under way. Never throws. */
+const dispatchers = processSingleton("webhook dispatchers", () => new WeakMap<Executor, WebhookDispatcher>());
+
+/** The process's dispatcher for a database handle. */
+function webhookDispatcher(db: Executor, config: Config) {
+  let dispatcher = dispatchers.get(db);
+  if (!dispatcher) {
+    dispatcher = new WebhookDispatcher(db, config, systemResolver);
+    dispatchers.set(db, dispatcher);
+  }
+  return dispatcher;
+}
+
+/** Fills the free delivery slots now, or right after the claim under way. Never throws. */
 export const startWebhookDelivery = processRound("webhook delivery round", () =>
-  deliverDueWebhooks(getDb(), getConfig()),
+  webhookDispatcher(getDb(), getConfig()).fill(),
 );
 
 /** Forgets delivered and failed deliveries older than 30 days; crosses tenants by nature. */
