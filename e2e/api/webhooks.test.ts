@@ -101,7 +101,7 @@ describe("webhooks", () => {
     expect(trail.text).not.toContain("whsec_");
   });
 
-  it("delivers a device's life, each signed: registered, accepted, offline, online, removed", async () => {
+  it("delivers a device's life, each signed: registered, accepted, offline, online, removed, rejected", async () => {
     const namespace = await seedNamespace();
     const hook = await createHook(namespace, [
       "device.registered",
@@ -109,6 +109,7 @@ describe("webhooks", () => {
       "device.online",
       "device.offline",
       "device.removed",
+      "device.rejected",
     ]);
     const device = await seedDevice(namespace, { status: "accept", isOnline: false });
     const [registered] = await waitForType(hook, "device.registered");
@@ -129,6 +130,9 @@ describe("webhooks", () => {
     expect((await call("DELETE", `/api/devices/${device.uid}`, owner(namespace))).status).toBe(200);
     const [removed] = await waitForType(hook, "device.removed");
     expect(removed?.data).toMatchObject({ uid: device.uid });
+    const rejected = await seedDevice(namespace, { status: "reject" });
+    const [refusedDevice] = await waitForType(hook, "device.rejected");
+    expect(refusedDevice?.data).toMatchObject({ uid: rejected.uid, status: "rejected", name: rejected.name });
     for (const request of hook.requests()) {
       expect(request.headers["webhook-id"]).toMatch(/^[0-9a-f-]{36}$/);
       expect(request.headers["content-type"]).toBe("application/json");
