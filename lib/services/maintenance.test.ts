@@ -69,8 +69,9 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("the embedded database's open fil
         counts.push(openFilesUnder(dataDir));
       }
       expect(Math.max(...counts)).toBeLessThanOrEqual(pgliteMaxFiles);
-      // The second round, once every table had its turn, opens nothing more.
-      expect(counts.at(-1)).toBeLessThanOrEqual(counts[tables.length] ?? 0);
+      // The second round, once every table had its turn, opens no more than the first did at its
+      // peak (near the bound, PostgreSQL closes and opens files as it goes).
+      expect(counts.at(-1)).toBeLessThanOrEqual(Math.max(...counts.slice(0, tables.length + 1)));
     } finally {
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
