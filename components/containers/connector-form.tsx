@@ -6,10 +6,9 @@ import { type DragEvent, type FormEvent, useId, useState } from "react";
 import { toast } from "sonner";
 import { createConnectorBody } from "@/lib/schemas/connectors";
 import { ApiFailure, api, failureText, json } from "../console/api";
-import { Button, Callout, TextField } from "../ui/controls";
+import { Button, Callout, SwitchField, TextField } from "../ui/controls";
 import { Dialog, DialogButtons } from "../ui/dialog";
 import { type Connector, connectorPath, connectorsPath, useInvalidateConnectors } from "./connector-data";
-import { SwitchField } from "./connector-parts";
 
 type TlsFile = "ca" | "cert" | "key";
 const tlsFiles: { name: TlsFile; label: string; hint: string }[] = [

@@ -1,8 +1,7 @@
 "use client";
 
-import type { ReactNode } from "react";
 import { usePermission } from "../console/context";
-import { Badge } from "../ui/controls";
+import { Badge, SwitchField } from "../ui/controls";
 import { type Connector, useEnableToggle } from "./connector-data";
 
 const stateColor = { connected: "green", pending: "gray", disconnected: "amber", error: "red" } as const;
@@ -21,37 +20,6 @@ export function ConnectorStatus({ connector }: { connector: Connector }) {
 
 export function TlsBadge({ connector }: { connector: Connector }) {
   return connector.secure ? <Badge color="green">TLS</Badge> : <Badge color="red">Unencrypted</Badge>;
-}
-
-/** A checkbox that reads as a switch, with its label. */
-export function SwitchField({
-  isOn,
-  onChange,
-  disabled,
-  title,
-  children,
-}: {
-  isOn: boolean;
-  onChange: (isOn: boolean) => void;
-  disabled?: boolean;
-  title?: string;
-  children: ReactNode;
-}) {
-  return (
-    <label className="inline-flex items-center gap-2 text-sm">
-      <input
-        type="checkbox"
-        role="switch"
-        aria-checked={isOn}
-        checked={isOn}
-        disabled={disabled}
-        title={title}
-        onChange={(event) => onChange(event.target.checked)}
-        className="size-5 accent-indigo-600"
-      />
-      {children}
-    </label>
-  );
 }
 
 export function EnableSwitch({ connector }: { connector: Connector }) {

@@ -364,3 +364,34 @@ export function TextFilter({
     </form>
   );
 }
+
+/** A checkbox that reads as a switch, with its label. */
+export function SwitchField({
+  isOn,
+  onChange,
+  disabled,
+  title,
+  children,
+}: {
+  isOn: boolean;
+  onChange: (isOn: boolean) => void;
+  disabled?: boolean;
+  title?: string;
+  children: ReactNode;
+}) {
+  return (
+    <label className="inline-flex items-center gap-2 text-sm">
+      <input
+        type="checkbox"
+        role="switch"
+        aria-checked={isOn}
+        checked={isOn}
+        disabled={disabled}
+        title={title}
+        onChange={(event) => onChange(event.target.checked)}
+        className="size-5 accent-indigo-600"
+      />
+      {children}
+    </label>
+  );
+}

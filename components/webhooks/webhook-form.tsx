@@ -7,8 +7,7 @@ import { type FieldErrors, fieldErrorsOf, focusFirstInvalid, serverFieldErrors }
 import { createWebhookBody, updateWebhookBody } from "@/lib/schemas/webhooks";
 import type { WebhookEventType } from "@/models/enums";
 import { ApiFailure, api, failureText, json } from "../console/api";
-import { SwitchField } from "../containers/connector-parts";
-import { Button, Callout, TextField } from "../ui/controls";
+import { Button, Callout, SwitchField, TextField } from "../ui/controls";
 import { Dialog, DialogButtons } from "../ui/dialog";
 import { eventGroups, useInvalidateWebhooks, type Webhook, webhookPath, webhooksPath } from "./webhook-data";
 

@@ -23,13 +23,13 @@ const keptAnswer = 1024;
 const longestRetrySeconds = 6 * 3600;
 
 /** Seconds before attempt `attempts + 1`: the first retry's delay, 4 times longer after each failure, at most 6 h. */
-export const retryDelaySeconds = (config: Config, attempts: number) =>
+const retryDelaySeconds = (config: Config, attempts: number) =>
   Math.min(config.WEBHOOK_RETRY_SECONDS * 4 ** Math.max(0, attempts - 1), longestRetrySeconds);
 
 type Attempt = { status?: number; body?: string; error?: string; durationMs: number };
 
 /** The body of a delivery, as Standard Webhooks lays it out: type, time of the event, data. */
-export const deliveryBody = (delivery: WebhookDeliveryRow, tenantId: string) =>
+const deliveryBody = (delivery: WebhookDeliveryRow, tenantId: string) =>
   JSON.stringify({
     type: delivery.eventType,
     timestamp: delivery.createdAt.toISOString(),
