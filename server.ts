@@ -30,7 +30,7 @@ import { ChannelRelayEndpoint, relayPath } from "./lib/ssh/device-channel";
 import { defaultGatewayOptions, SshGateway } from "./lib/ssh/gateway";
 import { hostPublicLine } from "./lib/ssh/host-key";
 import { closeSessionsEndedElsewhere } from "./lib/ssh/live-session";
-import { setInstance, TunnelEndpoint, thisInstance } from "./lib/ssh/tunnels";
+import { setInstance, TunnelEndpoint, thisInstance, tunnelLivenessMs } from "./lib/ssh/tunnels";
 import { failUpgrade, refuseUpgrade } from "./lib/ssh/upgrade";
 import { terminalPath, WebTerminalEndpoint } from "./lib/ssh/web-terminal";
 import { startConnectorWorker, startTimers } from "./lib/timers";
@@ -183,6 +183,12 @@ async function main() {
     setInterval(() => {
       tunnelEndpoint.sweep().catch((error: unknown) => log.warn("tunnel sweep failed", { error: errorText(error) }));
     }, 30_000),
+    // The tunnels are their devices' heartbeats.
+    setInterval(() => {
+      tunnelEndpoint
+        .refreshLiveness()
+        .catch((error: unknown) => log.warn("tunnel liveness failed", { error: errorText(error) }));
+    }, tunnelLivenessMs()),
     // Events of other instances whose notification was lost (PostgreSQL only: one instance otherwise).
     ...(listening ? [setInterval(() => hub().poke(), 5_000)] : []),
     // Sessions closed through another instance's API.

@@ -70,12 +70,24 @@ describe("agent against the server", () => {
     expect(agent.tunnel.phase).toBe("connected");
     expect(phases.filter((phase) => phase === "connected")).toHaveLength(1);
 
+    // While the tunnel is up it is the heartbeat: four beats' time passes without a call.
+    let calls = 0;
+    const authenticate = agent.registration.authenticate.bind(agent.registration);
+    agent.registration.authenticate = () => {
+      calls += 1;
+      return authenticate();
+    };
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(calls).toBe(0);
+
     const rejected = await call("PATCH", `/api/devices/${device?.uid}/reject`, { baseUrl, token });
     expect(rejected.status).toBe(200);
     await waitFor("the tunnel to go", () => agent.tunnel.phase !== "connected");
+    // Without a tunnel the agent calls again.
+    await waitFor("a heartbeat", () => calls > 0);
   });
 
-  it("serves a gateway session in the tunnel and lists its uid among the sessions its heartbeat reports", async () => {
+  it("serves a gateway session in the tunnel and lists its uid among its sessions while it lasts", async () => {
     const baseUrl = inject("baseUrl");
     const { tenantId, token } = await namespaceOn(baseUrl);
     const { agent, hostname } = startAgent(baseUrl, tenantId);

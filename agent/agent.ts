@@ -7,7 +7,10 @@ import { readDeviceInfo, readPrimaryMac } from "./os-info";
 import { Registration } from "./registration";
 import { Tunnel } from "./tunnel";
 
-/** The agent: heartbeats, the tunnel and the device's SSH server, started and stopped together. */
+/**
+ * The agent: heartbeats, the tunnel and the device's SSH server, started and stopped together. The
+ * REST heartbeat runs only while the tunnel is down: a connected tunnel keeps the device online.
+ */
 export class Agent {
   readonly tunnel: Tunnel;
   readonly registration: Registration;
@@ -33,6 +36,8 @@ export class Agent {
   async start() {
     log.info("agent starting", { server: this.options.serverUrl, hostname: this.options.hostname });
     this.heartbeatTimer = setInterval(() => {
+      // While the tunnel is up it is the device's heartbeat (the server marks its devices seen).
+      if (this.tunnel.phase === "connected") return;
       // Failures are logged by the registration; the next beat tries again.
       this.registration.authenticate().catch(() => {});
     }, this.options.heartbeatMs);

@@ -83,8 +83,8 @@ const statuses = (answers: Answer[]) => {
 /**
  * `npm run bench -- pg-restart [--down-seconds 10] [--writers 4] [--agents 3]`: a private
  * PostgreSQL 15 (initdb on a free port; the machine's server is never touched) is stopped for
- * `--down-seconds` and started again under steady writes (public keys, namespaces) and agents'
- * heartbeats. The server must live on, answer while the database is away with a 503
+ * `--down-seconds` and started again under steady writes (public keys, namespaces) and agents with tunnels.
+ * The server must live on, answer while the database is away with a 503
  * `{message}`, answer again within 5 s of its return, and keep every write it acknowledged.
  */
 export async function pgRestartBenchmark(args: Map<string, string>) {

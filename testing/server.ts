@@ -43,11 +43,23 @@ export async function startServer(
   env: Record<string, string | undefined> = {},
   { viaNpm = false, takeStartSlot = true }: { viaNpm?: boolean; takeStartSlot?: boolean } = {},
 ): Promise<RunningServer> {
-  const port = Number(env.PORT ?? (await freePort()));
   const dataDir = env.DATA_DIR ?? newDataDir();
-  const start = () => spawnServer(port, dataDir, env, viaNpm);
+  const start = async () => {
+    if (env.PORT) return spawnServer(Number(env.PORT), dataDir, env, viaNpm);
+    // A port found free can be taken by another socket before the server listens on it (an
+    // outgoing connection's ephemeral port, another test's server): then another one is tried.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await spawnServer(await freePort(), dataDir, env, viaNpm);
+      } catch (error) {
+        if (attempt === 3 || !(error instanceof PortTakenError)) throw error;
+      }
+    }
+  };
   return takeStartSlot ? inStartSlot(start) : start();
 }
+
+class PortTakenError extends Error {}
 
 async function spawnServer(
   port: number,
@@ -93,7 +105,8 @@ async function spawnServer(
     const hasHung = isRunning();
     if (hasHung) child.kill("SIGKILL");
     const code = await exited;
-    throw new Error(
+    const Failure = !hasHung && output.includes("EADDRINUSE") ? PortTakenError : Error;
+    throw new Failure(
       `server ${hasHung ? `did not answer within ${startCapMs / 1000} s` : `exited with ${code}`}:\n${output}`,
     );
   }

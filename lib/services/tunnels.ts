@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { devices } from "@/models/devices";
+import { sessions } from "@/models/sessions";
 import { tunnels } from "@/models/tunnels";
 import type { Executor } from "../db";
 import { announceOffline } from "./agent";
@@ -139,6 +140,51 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
       )
       .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
     await announceOffline(db, offline, "the server holding its tunnel stopped");
+  }
+}
+
+/**
+ * The tunnels' heartbeat: the devices whose tunnels `instance` holds get `last_seen` now (and
+ * `online`, with an event, should the silent-device timer have taken one offline), the active
+ * sessions of those devices that have a channel open on them get `last_seen` now. One statement
+ * per 5,000 devices, in uid order as the heartbeat writer locks them; a device whose newer tunnel
+ * is on another instance is left to that instance.
+ */
+export async function unscopedRefreshTunnelLiveness(
+  db: Executor,
+  instance: string,
+  deviceUids: string[],
+  sessionUids: string[],
+) {
+  const sorted = deviceUids.toSorted();
+  const sessionList = JSON.stringify(sessionUids);
+  for (let start = 0; start < sorted.length; start += 5_000) {
+    const chunk = JSON.stringify(sorted.slice(start, start + 5_000));
+    const result = await db.execute(sql`
+      with held as (
+        select device_uid as uid from ${tunnels}
+        where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${chunk}::jsonb))
+      ), seen as (
+        update ${devices} set last_seen = now(), online = true
+        from held join ${devices} as earlier on earlier.uid = held.uid
+        where ${devices.uid} = held.uid
+        returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}, earlier.online as was_online
+      ), touched as (
+        update ${sessions} set last_seen = now() from seen
+        where ${sessions.deviceUid} = seen.uid and ${sessions.active}
+          and ${sessions.uid} in (select jsonb_array_elements_text(${sessionList}::jsonb))
+      )
+      select uid, tenant_id, last_seen from seen where not was_online`);
+    await publishEvents(
+      db,
+      rowsOf(result).map((row) => ({
+        tenantId: row.tenant_id,
+        type: "device.online" as const,
+        uid: row.uid,
+        patch: { online: true, last_seen: new Date(row.last_seen) },
+        cause: "tunnel alive",
+      })),
+    );
   }
 }
 

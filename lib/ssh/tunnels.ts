@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import ssh2, { type Connection, type ParsedKey, type ServerChannel } from "ssh2";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import { verifyDeviceToken } from "../auth/jwt";
+import { getConfig } from "../config";
 import type { Db } from "../db";
 import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
@@ -18,6 +19,7 @@ import {
   unscopedForgetTunnelOwner,
   unscopedRecordTunnelError,
   unscopedRecordTunnelOwner,
+  unscopedRefreshTunnelLiveness,
   unscopedTunnelAdmittedDevices,
 } from "../services/tunnels";
 import { isValidSignature, sshKeyFromPem } from "./device-keys";
@@ -26,7 +28,6 @@ import { Lifecycle } from "./lifecycle";
 import { refuseUpgrade } from "./upgrade";
 
 const handshakeMs = 30_000;
-const keepaliveMs = 30_000;
 const closeGraceMs = 2_000;
 // Tunnel messages are SSH packets of up to 32 KiB: the default 16 KiB buffer would pause the socket after each.
 export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
@@ -46,12 +47,23 @@ function clockSkewOf(request: IncomingMessage): number | null {
   return Math.abs(skew) > 366 * 86_400_000 ? null : skew;
 }
 
+/**
+ * A tunnel carries its device's liveness: every interval this instance marks the devices of its
+ * tunnels seen (no heartbeat needed from their agents), and the tunnel's SSH keepalive asks the
+ * agent as often. An agent that stops answering (frozen, its network gone) has its tunnel closed
+ * after 4 unanswered intervals and its device offline at once: about DEVICE_OFFLINE_SECONDS, as
+ * for an agent that stops its heartbeats.
+ */
+export const tunnelLivenessMs = () => Math.min(30_000, (getConfig().DEVICE_OFFLINE_SECONDS * 1000) / 4);
+
 /** `status`: what the device was when its tunnel was admitted, kept up to date by status events. */
 export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey; status: TunnelStatus };
 
 /** A device's authenticated tunnel: the server side of the agent's SSH connection. */
 export class Tunnel {
   readonly lifecycle: Lifecycle;
+  /** Session uid -> channels open for it: the sessions this tunnel keeps alive. */
+  private readonly sessionChannels = new Map<string, number>();
 
   constructor(
     readonly device: TunnelDevice,
@@ -72,10 +84,21 @@ export class Tunnel {
         return;
       }
       this.connection.forwardOut(sessionUid, forwardedSsh.port, userIp, userPort, (error, channel) => {
-        if (error) reject(error);
-        else resolve(channel);
+        if (error) return reject(error);
+        this.sessionChannels.set(sessionUid, (this.sessionChannels.get(sessionUid) ?? 0) + 1);
+        channel.once("close", () => {
+          const open = (this.sessionChannels.get(sessionUid) ?? 1) - 1;
+          if (open > 0) this.sessionChannels.set(sessionUid, open);
+          else this.sessionChannels.delete(sessionUid);
+        });
+        resolve(channel);
       });
     });
+  }
+
+  /** The uids of the sessions with a channel open on this tunnel. */
+  sessions(): IterableIterator<string> {
+    return this.sessionChannels.keys();
   }
 
   /** Stops new channels; open ones are closed with the connection. */
@@ -187,7 +210,7 @@ export class TunnelEndpoint {
   private serve(stream: Duplex, device: TunnelDevice, address: string, clockSkewMs: number | null) {
     const server = new ssh2.Server({
       hostKeys: [{ key: this.hostKey } as unknown as string],
-      keepaliveInterval: keepaliveMs,
+      keepaliveInterval: tunnelLivenessMs(),
       keepaliveCountMax: 3,
     });
     server.on("connection", (connection) => {
@@ -240,6 +263,9 @@ export class TunnelEndpoint {
       connection.on("error", (error) => {
         log.debug("tunnel error", { device: device.uid, error: error.message });
         this.recordError(device.uid, `the tunnel failed: ${error.message}`);
+        // A keepalive timeout ends the SSH connection politely, which waits for a frozen agent's
+        // WebSocket close: the tunnel is cut off instead.
+        tunnel.close(`the tunnel failed: ${error.message}`);
       });
       connection.on("close", () => {
         clearTimeout(deadline);
@@ -306,6 +332,22 @@ export class TunnelEndpoint {
     if (uids.length === 0) return;
     const keep = await unscopedTunnelAdmittedDevices(this.db, uids);
     for (const uid of uids) if (!keep.has(uid)) dropTunnel(uid, "the device is no longer accepted");
+  }
+
+  /**
+   * Marks the devices of this instance's tunnels, and the sessions open on them, seen now: the
+   * tunnel is their heartbeat (tunnelLivenessMs).
+   */
+  async refreshLiveness() {
+    const deviceUids: string[] = [];
+    const sessionUids: string[] = [];
+    for (const tunnel of registry().tunnels.values()) {
+      if (!tunnel.lifecycle.is("connected")) continue;
+      deviceUids.push(tunnel.device.uid);
+      sessionUids.push(...tunnel.sessions());
+    }
+    if (deviceUids.length > 0)
+      await unscopedRefreshTunnelLiveness(this.db, registry().instance, deviceUids, sessionUids);
   }
 
   /**
