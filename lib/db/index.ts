@@ -113,6 +113,23 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
   return { db: db as unknown as Db, kind: "postgres", close: () => pool.end() };
 }
 
+type DriverClient = {
+  query: (query: unknown, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+  waitReady?: unknown;
+};
+
+/**
+ * Runs `text` (parameters `$1`...) as the prepared statement `name` on a PostgreSQL server: each
+ * pooled connection parses and plans it once, not on every call. The embedded database runs it
+ * as it is. For statements run hundreds of times a second (the heartbeat batch).
+ */
+export async function executePrepared<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<Row[]> {
+  const client = (db as unknown as { $client: DriverClient }).$client;
+  // PGlite (its `waitReady`) has no named statements; node-postgres's pool takes them.
+  const result = "waitReady" in client ? await client.query(text, values) : await client.query({ name, text, values });
+  return result.rows as Row[];
+}
+
 export function openDatabase(
   config: Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_POOL_SIZE" | "DATABASE_STATEMENT_TIMEOUT_SECONDS">,
 ) {

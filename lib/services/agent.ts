@@ -5,7 +5,7 @@ import { namespaces } from "@/models/namespaces";
 import type { DeviceCaller } from "../auth/credentials";
 import { signDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
-import type { Executor } from "../db";
+import type { Db, Executor } from "../db";
 import {
   badRequest,
   errorText,
@@ -184,7 +184,7 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
  * device's private key (docs/device-identity.md): only a proven call acts for a device beyond
  * pending, unless its namespace allows unsigned agents and its agent never signed.
  */
-export async function authenticateDevice(db: Executor, input: AuthDeviceInput, source: string) {
+export async function authenticateDevice(db: Db, input: AuthDeviceInput, source: string) {
   const bodyUid = deviceUidOf(input);
   const isProven = isProvenCall(input, bodyUid);
   const uid = (isProven && keyOwners.get(bodyUid)) || bodyUid;

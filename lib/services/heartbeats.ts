@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
 import { getConfig } from "../config";
-import type { Executor } from "../db";
+import { type Db, executePrepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
@@ -16,6 +15,40 @@ export type Heartbeat = {
   /** Whether the call proved it holds the device key (lib/services/device-proof.ts). */
   proven: boolean;
 };
+
+type Row = { uid: string; name: string; tenant_id: string; last_seen: string | Date; was_online: boolean };
+
+/**
+ * The batch statement, one parameter (the batch as JSON): devices get last_seen, online,
+ * remote_addr and info, and the row as it was before (`earlier`, the same primary-key lookup
+ * again) says which devices were offline. The sessions each agent lists are touched only when
+ * they belong to that device in that namespace, and only for the devices the update took (those
+ * the call may act for). Most batches list no session; theirs is the statement without them.
+ */
+const heartbeatStatement = (touchSessions: string) => `
+  with beats as (
+    select * from jsonb_to_recordset($1::jsonb)
+      as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
+  ), updated as (
+    update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info,
+      key_proven_at = coalesce(devices.key_proven_at, case when beats.proven then now() end)
+    from beats join devices as earlier on earlier.uid = beats.uid
+    where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
+      and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
+        select from namespaces
+        where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
+    returning devices.uid, devices.name, devices.tenant_id, devices.last_seen, earlier.online as was_online
+  )${touchSessions}
+  select uid, name, tenant_id, last_seen, was_online from updated`;
+
+const withoutSessions = heartbeatStatement("");
+const withSessions = heartbeatStatement(`, touched_sessions as (
+    update sessions set last_seen = now()
+    from updated join beats on beats.uid = updated.uid,
+      jsonb_array_elements_text(beats.sessions) as listed(uid)
+    where sessions.uid = listed.uid and sessions.device_uid = updated.uid
+      and sessions.tenant_id = updated.tenant_id and sessions.active
+  )`);
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
@@ -38,7 +71,7 @@ export class HeartbeatWriter {
   /** Totals since start, logged at shutdown: statements per heartbeat is what batching saves. */
   readonly totals = { heartbeats: 0, statements: 0 };
 
-  constructor(private readonly db: Executor) {}
+  constructor(private readonly db: Db) {}
 
   /**
    * Records a heartbeat; resolves to the device's name, or undefined when there is no such device
@@ -91,12 +124,7 @@ export class HeartbeatWriter {
     }
   }
 
-  /**
-   * One statement: devices get last_seen, online, remote_addr and info; the sessions each agent
-   * lists are touched only when they belong to that device in that namespace. Most batches list
-   * no session at all, and their statement leaves the sessions out. The row as it was before
-   * (`earlier`, the same primary-key lookup again) says which devices were offline.
-   */
+  /** One prepared statement (heartbeatStatement) for the batch. */
   private async write(beats: Heartbeat[]): Promise<Map<string, string>> {
     const listsSessions = beats.some((beat) => beat.sessions.length > 0);
     const rows = beats.map((beat) => ({
@@ -108,31 +136,8 @@ export class HeartbeatWriter {
       proven: beat.proven,
     }));
     this.totals.statements += 1;
-    // Only the devices the update took (those the call may act for) get their sessions touched.
-    const touchSessions = sql`, touched_sessions as (
-        update sessions set last_seen = now()
-        from updated join beats on beats.uid = updated.uid,
-          jsonb_array_elements_text(beats.sessions) as listed(uid)
-        where sessions.uid = listed.uid and sessions.device_uid = updated.uid
-          and sessions.tenant_id = updated.tenant_id and sessions.active
-      )`;
-    const result = await this.db.execute(sql`
-      with beats as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
-      ), updated as (
-        update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info,
-          key_proven_at = coalesce(devices.key_proven_at, case when beats.proven then now() end)
-        from beats join devices as earlier on earlier.uid = beats.uid
-        where devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
-          and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
-            select from namespaces
-            where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
-        returning devices.uid, devices.name, devices.tenant_id, devices.last_seen, earlier.online as was_online
-      )${listsSessions ? touchSessions : sql``}
-      select uid, name, tenant_id, last_seen, was_online from updated`);
-    type Row = { uid: string; name: string; tenant_id: string; last_seen: string | Date; was_online: boolean };
-    const updated = (result as unknown as { rows: Row[] }).rows;
+    const [name, text] = listsSessions ? ["heartbeats with sessions", withSessions] : ["heartbeats", withoutSessions];
+    const updated = await executePrepared<Row>(this.db, name, text, [JSON.stringify(rows)]);
     // Devices this heartbeat brought back online (not those it keeps online): the live streams hear of them.
     const cameOnline = updated.filter((row) => !row.was_online);
     if (cameOnline.length > 0) {
@@ -152,8 +157,8 @@ export class HeartbeatWriter {
 }
 
 /** The heartbeat writer of a database handle: one per process, whichever module copy asks. */
-export function heartbeatWriter(db: Executor): HeartbeatWriter {
-  const writers = processSingleton("heartbeat writers", () => new WeakMap<Executor, HeartbeatWriter>());
+export function heartbeatWriter(db: Db): HeartbeatWriter {
+  const writers = processSingleton("heartbeat writers", () => new WeakMap<Db, HeartbeatWriter>());
   let writer = writers.get(db);
   if (!writer) {
     writer = new HeartbeatWriter(db);
