@@ -36,7 +36,8 @@ export function retryAfterDelay(
   now = Date.now(),
 ): number | undefined {
   const text = header?.trim() ?? "";
-  const asked = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  // An HTTP date names its weekday and month: bare numbers other than seconds are no date.
+  const asked = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - now : Number.NaN;
   if (!Number.isFinite(asked)) return undefined;
   return Math.round(Math.max(0, asked) * (1 + 0.5 * random()));
 }
