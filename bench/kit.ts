@@ -61,6 +61,12 @@ export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolv
 export const rssKiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 /** What each open descriptor of `pid` points to (`/proc/PID/fd/N`): `socket:[inode]`, `pipe:[..]`, a path... */

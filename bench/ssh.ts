@@ -15,6 +15,7 @@ import {
   addLoginKey,
   api,
   connect,
+  cpuSeconds,
   inParallel,
   median,
   openTunnel,
@@ -155,12 +156,6 @@ async function simulatedDevices(owner: Api, tenantId: string, count: number): Pr
     await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
   });
   return devices;
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */

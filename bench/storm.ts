@@ -11,6 +11,7 @@ import { createTestDatabase } from "../testing/database";
 import { type RunningServer, startServer } from "../testing/server";
 import { seedDevices } from "./devices";
 import {
+  cpuSeconds,
   descriptorKinds,
   descriptorTargets,
   inParallel,
@@ -146,7 +147,7 @@ function peaks(pid: () => number) {
   const peak = { rssKiB: 0, fds: 0 };
   const timer = setInterval(() => {
     try {
-      peak.rssKiB = Math.max(peak.rssKiB, rssKiB(pid()));
+      peak.rssKiB = Math.max(peak.rssKiB, rssKiB(pid()) || 0);
       peak.fds = Math.max(peak.fds, openFds(pid()));
     } catch {
       // Between the old process's exit and the new one's start.
@@ -226,12 +227,13 @@ export async function stormBenchmark(args: Map<string, string>) {
 
     fleet = new Fleet(server.url, agents);
     const opening = performance.now();
+    const cpuOpening = cpu(pid());
     const opened = inParallel(agents, 64, (agent) => (fleet as Fleet).connect(agent));
     const isUp = await until(() => (fleet as Fleet).connected === count, phaseCapMs);
     await opened;
     if (!isUp) throw new Error(`only ${fleet.connected} of ${count} tunnels came up`);
     print(
-      `tunnels up: ${count.toLocaleString("en")} in ${seconds(performance.now() - opening)} (64 at a time), ${fleet.refusedBusy} answered 429, ${fleet.failureCount} failures`,
+      `tunnels up: ${count.toLocaleString("en")} in ${seconds(performance.now() - opening)} (64 at a time), ${fleet.refusedBusy} answered 429, ${fleet.failureCount} failures; CPU ${cpuOpening()}`,
     );
     await settle(10_000);
     const after = rssKiB(pid());
@@ -265,6 +267,7 @@ export async function stormBenchmark(args: Map<string, string>) {
     const starting = performance.now();
     server = await startServer({ ...env, PORT: String(server.port) });
     const started = performance.now();
+    const cpuStorm = cpu(pid());
     print(`server started in ${seconds(started - starting)}; the agents come back within ${seconds(spreadMs)}`);
     fleet.isRestarting = false;
     const busyBefore = fleet.refusedBusy;
@@ -288,6 +291,7 @@ export async function stormBenchmark(args: Map<string, string>) {
     const isBack = await until(() => (fleet as Fleet).connected === count, phaseCapMs);
     const backMs = fleet.lastUpAt - started;
     const storm = await stormApi;
+    const stormCpu = cpuStorm();
     const onlineMs = onlineAt - started;
     const stormP99 = percentile(
       storm.map((sample) => sample.ms),
@@ -297,7 +301,7 @@ export async function stormBenchmark(args: Map<string, string>) {
       `tunnels back: ${isBack ? `all ${count.toLocaleString("en")}` : `${fleet.connected} of ${count}`} ${seconds(backMs)} after the start; every device online in the API ${onlineAt ? seconds(onlineMs) : "never"} after (goal <= ${seconds(goals.backMs)}: ${verdict(isBack && onlineAt > 0 && Math.max(backMs, onlineMs) <= goals.backMs)})`,
     );
     print(
-      `answered 429: ${fleet.refusedBusy - busyBefore}; failures: ${fleet.failureCount - failuresBefore} ${JSON.stringify(Object.fromEntries(fleet.failures))}; tunnels dropped once up: ${fleet.dropped}`,
+      `answered 429: ${fleet.refusedBusy - busyBefore}; failures: ${fleet.failureCount - failuresBefore} ${JSON.stringify(Object.fromEntries(fleet.failures))}; tunnels dropped once up: ${fleet.dropped}; CPU ${stormCpu}`,
     );
     print(
       `API during the storm:      ${latency(storm)} (goal p99 < ${goals.apiP99Ms} ms: ${verdict(stormP99 < goals.apiP99Ms)})`,
@@ -320,6 +324,14 @@ export async function stormBenchmark(args: Map<string, string>) {
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** CPU seconds the server and this process spend from now until the answer is called. */
+function cpu(serverPid: number) {
+  const server = cpuSeconds(serverPid);
+  const own = cpuSeconds(process.pid);
+  return () =>
+    `server ${(cpuSeconds(serverPid) - server).toFixed(1)} s, load generator ${(cpuSeconds(process.pid) - own).toFixed(1)} s`;
 }
 
 const loadAverage = () =>
