@@ -15,7 +15,7 @@ import { endEventStreams } from "./lib/http/event-stream";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
-import { startHealthReport } from "./lib/process-health";
+import { reportDescriptorLimit, startHealthReport } from "./lib/process-health";
 import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { readAuthDeviceBody } from "./lib/schemas/agent";
@@ -46,6 +46,7 @@ function stampRequest(request: IncomingMessage) {
 async function main() {
   const isDev = process.argv.includes("--dev");
   const config = getConfig();
+  reportDescriptorLimit();
   const database = await openDatabase(config);
   setDatabase(database);
   // Local tools (admin CLI) read the internal secret from DATA_DIR: make sure it exists.
@@ -114,7 +115,7 @@ async function main() {
   server.keepAliveTimeout = 5_000;
 
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
-  const tunnelEndpoint = new TunnelEndpoint(database.db);
+  const tunnelEndpoint = new TunnelEndpoint(database.db, config.TUNNEL_HANDSHAKES_MAX);
   const terminalEndpoint = new WebTerminalEndpoint(database.db);
   const upgrades: Record<string, { handleUpgrade: typeof tunnelEndpoint.handleUpgrade }> = {
     [tunnelPath]: tunnelEndpoint,

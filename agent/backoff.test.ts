@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Backoff } from "./backoff";
+import { Backoff, retryAfterDelay } from "./backoff";
 
 describe("back-off", () => {
   it("doubles from 1 s up to 60 s and starts over after a reset", () => {
@@ -19,5 +19,31 @@ describe("back-off", () => {
       expect(delay).toBeGreaterThanOrEqual(750);
       expect(delay).toBeLessThanOrEqual(75_000);
     }
+  });
+});
+
+describe("Retry-After", () => {
+  it("waits the seconds asked for, lengthened by up to half at random", () => {
+    expect(retryAfterDelay("10", () => 0)).toBe(10_000);
+    expect(retryAfterDelay("10", () => 0.5)).toBe(12_500);
+    expect(retryAfterDelay(" 4 ", () => 0.999999)).toBe(6_000);
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const delay = retryAfterDelay("3") ?? 0;
+      expect(delay).toBeGreaterThanOrEqual(3_000);
+      expect(delay).toBeLessThanOrEqual(4_500);
+    }
+  });
+
+  it("reads an HTTP date as the time to wait until", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(retryAfterDelay("Thu, 01 Jan 2026 00:00:30 GMT", () => 0, now)).toBe(30_000);
+    expect(retryAfterDelay("Wed, 31 Dec 2025 23:59:00 GMT", () => 0, now)).toBe(0);
+  });
+
+  it("is undefined without a readable header", () => {
+    expect(retryAfterDelay(undefined)).toBeUndefined();
+    expect(retryAfterDelay("")).toBeUndefined();
+    expect(retryAfterDelay("soon")).toBeUndefined();
+    expect(retryAfterDelay("-5")).toBeUndefined();
   });
 });

@@ -24,3 +24,20 @@ export class Backoff {
     this.attempt = 0;
   }
 }
+
+/**
+ * The delay a server asked for with `Retry-After` (seconds, or an HTTP date), lengthened by up to
+ * half at random so that the agents it refused together do not come back together; never shorter
+ * than asked. Undefined when the header is missing or unreadable.
+ */
+export function retryAfterDelay(
+  header: string | null | undefined,
+  random: () => number = Math.random,
+  now = Date.now(),
+): number | undefined {
+  const text = header?.trim() ?? "";
+  // An HTTP date names its weekday and month: bare numbers other than seconds are no date.
+  const asked = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - now : Number.NaN;
+  if (!Number.isFinite(asked)) return undefined;
+  return Math.round(Math.max(0, asked) * (1 + 0.5 * random()));
+}

@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject, sign } from "node:crypto";
 import { log } from "../lib/log";
 import { type DeviceProof, deviceProofText } from "../lib/protocol";
+import { retryAfterDelay } from "./backoff";
 import type { DeviceInfo } from "./os-info";
 
 /** What the server answers to `POST /api/devices/auth`. */
@@ -14,11 +15,15 @@ export type RegistrationBody = {
   tenant_id: string;
 };
 
-/** A failed call: `status` is the HTTP status, undefined when the server could not be reached. */
+/**
+ * A failed call: `status` is the HTTP status, undefined when the server could not be reached;
+ * `retryAfterMs`, how long a busy server (429) asked to wait, with jitter.
+ */
 export class RegistrationError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -141,8 +146,14 @@ export class Registration {
       response = await this.post();
     }
     const text = await response.text().catch(() => "");
-    if (!response.ok)
-      throw new RegistrationError(`the server answered ${response.status}: ${text.slice(0, 300)}`, response.status);
+    if (!response.ok) {
+      const retryAfterMs = response.status === 429 ? retryAfterDelay(response.headers.get("retry-after")) : undefined;
+      throw new RegistrationError(
+        `the server answered ${response.status}: ${text.slice(0, 300)}`,
+        response.status,
+        retryAfterMs,
+      );
+    }
     const answer = JSON.parse(text) as Partial<DeviceCredentials>;
     if (typeof answer.uid !== "string" || typeof answer.token !== "string") {
       throw new RegistrationError("the server's answer has no uid and token", response.status);

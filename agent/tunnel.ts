@@ -2,10 +2,10 @@ import { Client, type ClientChannel } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
 import { log } from "../lib/log";
 import { agentTimeHeader, forwardedSsh, hexUidShape, tunnelPath } from "../lib/protocol";
-import { Backoff } from "./backoff";
+import { Backoff, retryAfterDelay } from "./backoff";
 import type { DeviceServer } from "./device-server";
 import type { DeviceKey, ServerKeyPin } from "./identity";
-import type { DeviceCredentials, Registration } from "./registration";
+import { type DeviceCredentials, type Registration, RegistrationError } from "./registration";
 
 const keepaliveMs = 30_000;
 const connectTimeoutMs = 20_000;
@@ -18,7 +18,8 @@ type Attempt = { socket: WebSocket; client?: Client };
  * The agent's one tunnel: a WebSocket to the server with the device token, an SSH client over it
  * (the device uid and key, the server's host key pinned), and `tcpip-forward`; each forwarded
  * channel is one user session served by the device's SSH server. Whenever the tunnel is refused
- * or goes away, it is tried again after a jittered back-off. No inbound port is needed.
+ * or goes away, it is tried again after a jittered back-off, or, when a busy server answered 429,
+ * after the Retry-After it asked for (lengthened at random). No inbound port is needed.
  */
 export class Tunnel {
   private current: TunnelPhase = "idle";
@@ -77,11 +78,12 @@ export class Tunnel {
     this.lastFailure = problem;
   }
 
-  private retry() {
+  /** `retryAfterMs`: the wait a busy server asked for, instead of the back-off's. */
+  private retry(retryAfterMs?: number) {
     if (this.current === "stopped") return;
     this.to("waiting");
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => void this.connect(), this.backoff.next());
+    this.retryTimer = setTimeout(() => void this.connect(), retryAfterMs ?? this.backoff.next());
   }
 
   private async connect() {
@@ -92,9 +94,9 @@ export class Tunnel {
       try {
         credentials = await this.registration.authenticate();
         this.needsFreshToken = false;
-      } catch {
+      } catch (error) {
         // The registration logs its own failures.
-        return this.retry();
+        return this.retry(error instanceof RegistrationError ? error.retryAfterMs : undefined);
       }
     }
     if (this.current !== "connecting") return;
@@ -114,18 +116,23 @@ export class Tunnel {
     const attempt: Attempt = { socket };
     this.attempt = attempt;
     let hasEnded = false;
-    const ended = (problem?: string) => {
+    const ended = (problem?: string, retryAfterMs?: number) => {
       if (hasEnded) return;
       hasEnded = true;
       if (problem && this.current !== "stopped") this.fail(problem);
       attempt.client?.end();
       socket.terminate();
-      if (this.attempt === attempt) this.retry();
+      if (this.attempt === attempt) this.retry(retryAfterMs);
     };
     socket.on("unexpected-response", (_request, response) => {
       const status = response.statusCode ?? 0;
-      // 401: the token is stale or unknown; 403: the device is pending, rejected or removed.
+      // 401: the token is stale or unknown; 403: the device is pending, rejected or removed;
+      // 429: the server is busy setting up other tunnels and says when to come back.
       if (status === 401) this.needsFreshToken = true;
+      if (status === 429) {
+        const retryAfterMs = retryAfterDelay(response.headers["retry-after"]);
+        return ended(`the server is busy (429), retrying after ${response.headers["retry-after"]} s`, retryAfterMs);
+      }
       ended(
         status === 403
           ? "the server refuses the tunnel: the device is not accepted (403)"

@@ -37,13 +37,14 @@ const containsFilter = (value: string) =>
 
 /**
  * Seeds the user `bench` (password `bench-password`), its namespace `bench` and `count` accepted
- * devices `device-N` straight into the database, in one statement per 10,000: a third of them
- * online, or none with `online: false`. Answers the namespace's tenant id.
+ * devices `device-N` (uid: the hex SHA-256 of `bench-N`) straight into the database, in one
+ * statement per 10,000: a third of them online, or none with `online: false`; each with
+ * `publicKey` (PEM) when given. Answers the namespace's tenant id.
  */
 export async function seedDevices(
   config: { DATABASE_URL?: string; DATA_DIR: string },
   count: number,
-  { online = true }: { online?: boolean } = {},
+  { online = true, publicKey = "key" }: { online?: boolean; publicKey?: string } = {},
 ) {
   const database = await openDatabase({ ...config, DATABASE_POOL_SIZE: 2, DATABASE_STATEMENT_TIMEOUT_SECONDS: 30 });
   try {
@@ -59,7 +60,7 @@ export async function seedDevices(
         insert into devices (uid, tenant_id, name, identity, info, public_key, key_digest, status, online, last_seen)
         select encode(sha256(('bench-' || n)::bytea), 'hex'), ${namespace?.tenant_id}::uuid, 'device-' || n,
           jsonb_build_object('mac', ''), jsonb_build_object('id', 'debian', 'pretty_name', 'Debian', 'version', '1',
-          'arch', 'x86_64', 'platform', 'native'), 'key', 'bench-' || n, 'accepted', ${online} and n % 3 = 0, now() - make_interval(secs => n)
+          'arch', 'x86_64', 'platform', 'native'), ${publicKey}, 'bench-' || n, 'accepted', ${online} and n % 3 = 0, now() - make_interval(secs => n)
         from generate_series(${start}::int, ${Math.min(count, start + 10_000) - 1}::int) as n`);
     }
     await database.db.execute(sql`analyze devices`);

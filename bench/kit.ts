@@ -1,7 +1,9 @@
+import { createPublicKey } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ConnectConfig } from "ssh2";
+import WebSocket, { createWebSocketStream } from "ws";
 import { acceptAgentDevice, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import type { RunningServer } from "../testing/server";
@@ -58,6 +60,12 @@ export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolv
 
 export const rssKiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 export const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
@@ -240,4 +248,67 @@ export async function agentFleet(server: RunningServer, agentCount: number, user
     stop();
     throw error;
   }
+}
+
+/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
+export function simulatedKey() {
+  const pair = ed25519KeyPair();
+  const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
+  const x = blob.subarray(blob.length - 32).toString("base64url");
+  const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
+    .export({ type: "spki", format: "pem" })
+    .toString();
+  return { privateKey: pair.private, pem };
+}
+
+/** A device a benchmark holds tunnels of without an agent process: its uid, device token and private key. */
+export type SimulatedDevice = { uid: string; token: string; privateKey: string };
+
+/** A tunnel upgrade the server did not take: its status, and the Retry-After of a 429. */
+export class TunnelRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfter: string | undefined,
+  ) {
+    super(`tunnel refused: ${status}`);
+  }
+}
+
+/**
+ * One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`; answers
+ * the SSH client once the forwarding is granted (its "close" is the tunnel's end).
+ */
+export function openTunnel(baseUrl: string, device: SimulatedDevice, readyTimeout = 120_000): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agent/tunnel`, {
+      headers: { authorization: `Bearer ${device.token}` },
+      perMessageDeflate: false,
+      handshakeTimeout: readyTimeout,
+    });
+    const fail = (error: Error) => {
+      socket.terminate();
+      reject(error);
+    };
+    socket.once("unexpected-response", (_request, response) =>
+      fail(new TunnelRefused(response.statusCode ?? 0, response.headers["retry-after"])),
+    );
+    socket.once("error", fail);
+    socket.once("open", () => {
+      const client = new ssh2.Client();
+      // ssh2 may report more than one error for a connection; any ends the tunnel.
+      client.on("error", fail);
+      client.once("close", () => fail(new Error("the tunnel closed before it was ready")));
+      client.once("ready", () => client.forwardIn("device", 22, (error) => (error ? fail(error) : resolve(client))));
+      try {
+        client.connect({
+          sock: createWebSocketStream(socket),
+          username: device.uid,
+          privateKey: device.privateKey,
+          readyTimeout,
+        });
+      } catch (error) {
+        fail(error as Error);
+      }
+    });
+  });
 }

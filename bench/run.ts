@@ -7,6 +7,7 @@ import { preauthBenchmark } from "./preauth";
 import { simulate } from "./simulator";
 import { soakBenchmark } from "./soak";
 import { sshBenchmark } from "./ssh";
+import { stormBenchmark } from "./storm";
 import { webhooksBenchmark } from "./webhooks";
 
 /** `npm run bench -- NAME [--option value ...]` */
@@ -15,6 +16,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   devices: deviceListBenchmark,
   simulate,
   ssh: sshBenchmark,
+  storm: stormBenchmark,
   soak: soakBenchmark,
   preauth: preauthBenchmark,
   "pg-restart": pgRestartBenchmark,

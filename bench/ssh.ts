@@ -1,19 +1,29 @@
 import type { ChildProcess } from "node:child_process";
-import { createPublicKey } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
-import WebSocket, { createWebSocketStream } from "ws";
+import type { Client, ClientChannel, ConnectConfig } from "ssh2";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, type RunningServer, root, startServer } from "../testing/server";
-import { ed25519KeyPair } from "../testing/ssh-keys";
 import { waitFor } from "../testing/wait";
-import { type Api, addLoginKey, api, connect, inParallel, median, rssKiB, settle } from "./kit";
+import {
+  type Api,
+  addLoginKey,
+  api,
+  connect,
+  cpuSeconds,
+  inParallel,
+  median,
+  openTunnel,
+  rssKiB,
+  type SimulatedDevice,
+  settle,
+  simulatedKey,
+} from "./kit";
 
 type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
 
@@ -119,18 +129,7 @@ async function exitStatuses(config: ConnectConfig, count: number): Promise<numbe
   return right;
 }
 
-/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
-function simulatedKey() {
-  const pair = ed25519KeyPair();
-  const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
-  const x = blob.subarray(blob.length - 32).toString("base64url");
-  const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
-    .export({ type: "spki", format: "pem" })
-    .toString();
-  return { privateKey: pair.private, pem };
-}
-
-type Simulated = { uid: string; token: string; privateKey: string; client?: Client };
+type Simulated = SimulatedDevice & { client?: Client };
 
 /** Registers and accepts `count` devices, each with its own key. */
 async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
@@ -159,42 +158,6 @@ async function simulatedDevices(owner: Api, tenantId: string, count: number): Pr
   return devices;
 }
 
-/** One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`. */
-function openTunnel(baseUrl: string, device: Simulated): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agent/tunnel`, {
-      headers: { authorization: `Bearer ${device.token}` },
-      perMessageDeflate: false,
-    });
-    socket.once("unexpected-response", (_request, response) =>
-      reject(new Error(`tunnel refused: ${response.statusCode}`)),
-    );
-    socket.once("error", reject);
-    socket.once("open", () => {
-      const client = new ssh2.Client();
-      device.client = client;
-      client.once("error", reject);
-      client.once("ready", () => client.forwardIn("device", 22, (error) => (error ? reject(error) : resolve())));
-      try {
-        client.connect({
-          sock: createWebSocketStream(socket),
-          username: device.uid,
-          privateKey: device.privateKey,
-          readyTimeout: 120_000,
-        });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */
 async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T>) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
@@ -211,7 +174,9 @@ async function memoryPerAgent(server: RunningServer, owner: Api, tenantId: strin
   await settle(5_000);
   const before = rssKiB(server.process.pid ?? 0);
   const started = performance.now();
-  await inParallel(devices, 32, (device) => openTunnel(server.url, device));
+  await inParallel(devices, 32, async (device) => {
+    device.client = await openTunnel(server.url, device);
+  });
   const connectSeconds = (performance.now() - started) / 1000;
   await settle(10_000);
   const after = rssKiB(server.process.pid ?? 0);

@@ -35,6 +35,9 @@ export const configSchema = z.object({
   SSH_PORT: integer(2222, 0, 65535),
   SSH_LOGIN_GRACE_SECONDS: integer(30, 1, 600),
   SSH_MAX_UNAUTHENTICATED_PER_SOURCE: integer(32, 1, 100_000),
+  // Agents' tunnels being set up at once (upgraded, not yet registered); more are asked to come back
+  // later (429 with Retry-After), so that a fleet reconnecting after a restart does not time out.
+  TUNNEL_HANDSHAKES_MAX: integer(64, 1, 100_000),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z
     .string()

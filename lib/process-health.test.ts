@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { processHealth } from "./process-health";
+import { descriptorLimit, processHealth } from "./process-health";
 
 describe("processHealth", () => {
   it("reports memory, open descriptors and a blocked event loop's delay", async () => {
@@ -19,5 +20,12 @@ describe("processHealth", () => {
     expect(health.rssMiB).toBeGreaterThan(health.heapUsedMiB);
     expect(health.heapUsedMiB).toBeGreaterThan(1);
     expect(health.openFds).toBeGreaterThan(2);
+  });
+});
+
+describe("descriptorLimit", () => {
+  it("is the soft limit a child process inherits", () => {
+    const inherited = execFileSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" }).trim();
+    expect(String(descriptorLimit())).toBe(inherited === "unlimited" ? "Infinity" : inherited);
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { type IntervalHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 import { log } from "./log";
 
@@ -48,4 +48,37 @@ export function startHealthReport(seconds: number): NodeJS.Timeout {
   }, seconds * 1000);
   timer.unref();
   return timer;
+}
+
+/** Below this many descriptors the process is told about at start: each device's tunnel holds one. */
+const descriptorsWanted = 65_536;
+
+/** The process's limit of open descriptors (RLIMIT_NOFILE, soft); undefined where /proc is missing. */
+export function descriptorLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((row) => row.startsWith("Max open files"));
+    const soft = line?.split(/\s{2,}/)[1];
+    return soft === "unlimited" ? Number.POSITIVE_INFINITY : Number(soft) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Logs the descriptor limit at start. Node raises its soft limit to the hard one by itself, so
+ * a low figure here is the hard limit: only the service manager or the shell can raise it
+ * (docs/scaling.md).
+ */
+export function reportDescriptorLimit() {
+  const limit = descriptorLimit();
+  if (limit === undefined) return;
+  if (limit >= descriptorsWanted) log.info("descriptor limit", { limit });
+  else
+    log.warn("the descriptor limit caps the devices connected at once: each tunnel holds one (docs/scaling.md)", {
+      limit,
+      raiseTo: descriptorsWanted,
+      how: "systemd LimitNOFILE=, docker --ulimit nofile=, or ulimit -n",
+    });
 }

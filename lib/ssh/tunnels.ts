@@ -25,6 +25,7 @@ import {
 import { isValidSignature, sshKeyFromPem } from "./device-keys";
 import { parsedHostKey } from "./host-key";
 import { Lifecycle } from "./lifecycle";
+import { TunnelAdmission } from "./tunnel-admission";
 import { refuseUpgrade } from "./upgrade";
 
 const handshakeMs = 30_000;
@@ -165,8 +166,17 @@ export class TunnelEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
   private readonly hostKey = parsedHostKey();
   private readonly ownershipWrites = new Map<string, Promise<void>>();
+  private readonly admission: TunnelAdmission;
+  /** What tells the admission that a device's tunnel in progress is registered. */
+  private readonly registering = new WeakMap<TunnelDevice, () => void>();
 
-  constructor(private readonly db: Db) {}
+  /** `maxHandshakes`: tunnels in progress (and ownership writes queued) at once, more wait (429). */
+  constructor(
+    private readonly db: Db,
+    maxHandshakes: number,
+  ) {
+    this.admission = new TunnelAdmission(maxHandshakes);
+  }
 
   /**
    * Rows this instance left behind when it last stopped without cleaning up (a crash); all rows
@@ -177,14 +187,37 @@ export class TunnelEndpoint {
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
+    // Checked first, as the cheapest answer: a fleet coming back at once is spread out.
+    const handshake = {};
+    const busy = this.admission.enter(handshake, this.ownershipWrites.size);
+    if (busy) {
+      const { retryAfterSeconds } = busy;
+      return refuseUpgrade(socket, 429, "too many tunnels are being set up: try again later", {
+        "Retry-After": String(retryAfterSeconds),
+      });
+    }
+    const leave = (completed: boolean) => this.admission.leave(handshake, completed);
+    try {
+      await this.admit(request, socket, head, leave);
+    } catch (error) {
+      leave(false);
+      throw error;
+    }
+  }
+
+  private async admit(request: IncomingMessage, socket: Duplex, head: Buffer, leave: (completed: boolean) => void) {
+    const refused = (status: number, message: string) => {
+      leave(false);
+      refuseUpgrade(socket, status, message);
+    };
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
     const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
-    if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
+    if (!claims) return refused(401, "a valid device token is required");
     const admission = await tunnelAdmission(this.db, claims.uid, claims.tenant);
     const publicKey = admission && sshKeyFromPem(admission.publicKey);
     const refuse = (message: string) => {
       this.recordError(claims.uid, `refused: ${message}`);
-      refuseUpgrade(socket, 403, message);
+      refused(403, message);
     };
     if (!admission || !publicKey) return refuse("the device is not accepted");
     if (admission.status === "pending" && pendingTunnels(claims.tenant) >= maxPendingTunnelsPerNamespace) {
@@ -192,7 +225,9 @@ export class TunnelEndpoint {
     }
     const address = normalizeAddress(request.socket.remoteAddress);
     const device = { uid: claims.uid, tenantId: claims.tenant, publicKey, status: admission.status };
+    this.registering.set(device, () => leave(true));
     const clockSkewMs = clockSkewOf(request);
+    socket.once("close", () => leave(false));
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
@@ -279,6 +314,7 @@ export class TunnelEndpoint {
     const { tunnels: live, instance } = registry();
     const uid = tunnel.device.uid;
     if (!tunnel.lifecycle.to("connected")) return;
+    this.registering.get(tunnel.device)?.();
     const previous = live.get(uid);
     live.set(uid, tunnel);
     previous?.close("replaced by a new tunnel");

@@ -1,0 +1,102 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { registerAgent, startAgent } from "@/testing/agents";
+import { call } from "@/testing/client";
+import { type OwnServer, startOwnServer } from "@/testing/own-server";
+import { type SeededNamespace, seedNamespace } from "@/testing/seeds/namespaces";
+import { isRoot } from "@/testing/ssh";
+import { waitFor } from "@/testing/wait";
+
+/**
+ * Tunnel admission under load: a server that may set up one tunnel at a time answers the next
+ * upgrade 429 with Retry-After and a JSON message, and a real agent refused so comes back after
+ * the wait and gets its tunnel.
+ */
+
+/** The answer to a tunnel upgrade with `token`, when the server does not switch protocols. */
+function refusedUpgrade(baseUrl: string, token: string) {
+  return new Promise<{ status: number; retryAfter?: string; body: { message?: string } }>((resolve, reject) => {
+    const sent = request(`${baseUrl}/agent/tunnel`, {
+      headers: {
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": Buffer.alloc(16, 1).toString("base64"),
+        authorization: `Bearer ${token}`,
+      },
+    });
+    sent.on("upgrade", () => reject(new Error("the upgrade was taken")));
+    sent.on("response", (response) => {
+      let text = "";
+      response.on("data", (chunk) => {
+        text += chunk;
+      });
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          retryAfter: response.headers["retry-after"],
+          body: JSON.parse(text),
+        }),
+      );
+    });
+    sent.on("error", reject);
+    sent.end();
+  });
+}
+
+describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)", () => {
+  let server: OwnServer;
+  let namespace: SeededNamespace;
+
+  beforeAll(async () => {
+    server = await startOwnServer({ TUNNEL_HANDSHAKES_MAX: "1" });
+    namespace = await seedNamespace(undefined, { baseUrl: server.url });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** An accepted device's token, as its agent holds it. */
+  async function acceptedDeviceToken() {
+    const device = await registerAgent(namespace.tenantId, {}, { baseUrl: server.url });
+    const accepted = await call("PATCH", `/api/devices/${device.uid}/accept`, {
+      token: namespace.owner.tenantToken,
+      baseUrl: server.url,
+    });
+    expect(accepted.status).toBe(200);
+    return device.token;
+  }
+
+  it("answers 429 with Retry-After while the handshakes are taken, and the agent comes back for its tunnel", async () => {
+    // A tunnel whose SSH handshake never starts holds the one place until it closes.
+    const holder = new WebSocket(`${server.url.replace(/^http/, "ws")}/agent/tunnel`, {
+      headers: { authorization: `Bearer ${await acceptedDeviceToken()}` },
+    });
+    await new Promise((resolve, reject) => {
+      holder.once("open", resolve);
+      holder.once("error", reject);
+    });
+    try {
+      const refused = await refusedUpgrade(server.url, await acceptedDeviceToken());
+      expect(refused.status).toBe(429);
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(refused.body.message).toMatch(/too many tunnels/);
+
+      const agent = startAgent(server.url, namespace.tenantId);
+      try {
+        await waitFor(
+          () => `the agent refused with 429:\n${agent.output()}`,
+          () => agent.output().includes("(429)"),
+        );
+        holder.close();
+        await agent.tunnelUp();
+      } finally {
+        await agent.stop();
+      }
+    } finally {
+      holder.terminate();
+    }
+  });
+});
