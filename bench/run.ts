@@ -1,6 +1,7 @@
 import { consoleBenchmark } from "./console";
 import { deviceListBenchmark } from "./devices";
 import { heartbeatBenchmark } from "./heartbeat";
+import { livenessBenchmark } from "./liveness";
 import { pgRestartBenchmark } from "./pg-restart";
 import { playerBenchmark } from "./player";
 import { preauthBenchmark } from "./preauth";
@@ -13,6 +14,7 @@ import { webhooksBenchmark } from "./webhooks";
 /** `npm run bench -- NAME [--option value ...]` */
 const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> = {
   heartbeat: heartbeatBenchmark,
+  liveness: livenessBenchmark,
   devices: deviceListBenchmark,
   simulate,
   ssh: sshBenchmark,
