@@ -9,7 +9,7 @@ import type { Db } from "../db";
 import { markDeviceOffline, unscopedMarkSilentDevicesOffline } from "./agent";
 import { getDeviceDiagnostics, keptTransitions, unscopedPruneTransitions } from "./diagnostics";
 import { auditSshLogin } from "./ssh-access";
-import { unscopedForgetInstanceTunnels, unscopedForgetTunnelOwner, unscopedRecordTunnelOwner } from "./tunnels";
+import { unscopedForgetInstanceTunnels, unscopedForgetTunnelOwners, unscopedRecordTunnelOwners } from "./tunnels";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -23,11 +23,11 @@ describe("a device's transitions", () => {
   it("keep each online/offline change with its cause, newest first", async () => {
     const scope = await seedScope(db);
     const uid = await insertDevice(db, scope.tenantId, "accepted");
-    await unscopedRecordTunnelOwner(db, uid, "http://a");
-    await unscopedForgetTunnelOwner(db, uid, "http://a");
-    await unscopedRecordTunnelOwner(db, uid, "http://a");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: uid, clockSkewMs: null }]);
+    await unscopedForgetTunnelOwners(db, "http://a", [uid]);
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: uid, clockSkewMs: null }]);
     await unscopedForgetInstanceTunnels(db, "http://a");
-    await unscopedRecordTunnelOwner(db, uid, "http://a");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: uid, clockSkewMs: null }]);
     await markDeviceOffline(db, uid, { uid, tenantId: scope.tenantId });
     await db
       .update(devices)

@@ -7,10 +7,12 @@ import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import {
-  tunnelAdmission,
+  TunnelOwnershipWriter,
+  tunnelAdmissionReader,
+  tunnelAdmissions,
   unscopedForgetInstanceTunnels,
-  unscopedForgetTunnelOwner,
-  unscopedRecordTunnelOwner,
+  unscopedForgetTunnelOwners,
+  unscopedRecordTunnelOwners,
   unscopedTunnelAdmittedDevices,
   unscopedTunnelOwner,
 } from "./tunnels";
@@ -27,13 +29,24 @@ describe("the devices a tunnel may serve", () => {
     const pending = await insertDevice(db, tenantId, "pending");
     const rejected = await insertDevice(db, tenantId, "rejected");
     const elsewhere = await seedScope(db);
-    expect(await tunnelAdmission(db, accepted, tenantId)).toMatchObject({
-      status: "accepted",
-      publicKey: expect.stringContaining("BEGIN PUBLIC KEY"),
-    });
-    expect(await tunnelAdmission(db, pending, tenantId)).toMatchObject({ status: "pending" });
-    expect(await tunnelAdmission(db, rejected, tenantId)).toBeUndefined();
-    expect(await tunnelAdmission(db, accepted, elsewhere.tenantId)).toBeUndefined();
+    const asked = [
+      { uid: accepted, tenantId },
+      { uid: pending, tenantId },
+      { uid: rejected, tenantId },
+      { uid: accepted, tenantId: elsewhere.tenantId },
+      { uid: "0".repeat(64), tenantId },
+    ];
+    expect(await tunnelAdmissions(db, asked)).toEqual([
+      { status: "accepted", publicKey: expect.stringContaining("BEGIN PUBLIC KEY") },
+      { status: "pending", publicKey: expect.stringContaining("BEGIN PUBLIC KEY") },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    // Asked one at a time in the same step, as tunnels arrive: the same answers.
+    const admitted = tunnelAdmissionReader(db);
+    const answers = await Promise.all(asked.map(({ uid, tenantId: tenant }) => admitted(uid, tenant)));
+    expect(answers.map((answer) => answer?.status)).toEqual(["accepted", "pending", undefined, undefined, undefined]);
   });
 
   it("are still accepted or pending when swept, in any namespace", async () => {
@@ -57,25 +70,25 @@ describe("tunnel ownership rows", () => {
   it("name the instance that registered the tunnel last", async () => {
     const [device = ""] = await devicesOfOneNamespace(1);
     expect(await unscopedTunnelOwner(db, device)).toBeUndefined();
-    await unscopedRecordTunnelOwner(db, device, "http://a");
-    await unscopedRecordTunnelOwner(db, device, "http://b");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: device, clockSkewMs: null }]);
+    await unscopedRecordTunnelOwners(db, "http://b", [{ uid: device, clockSkewMs: null }]);
     expect(await unscopedTunnelOwner(db, device)).toBe("http://b");
   });
 
   it("are forgotten only by the instance that holds them", async () => {
     const [device = ""] = await devicesOfOneNamespace(1);
-    await unscopedRecordTunnelOwner(db, device, "http://b");
+    await unscopedRecordTunnelOwners(db, "http://b", [{ uid: device, clockSkewMs: null }]);
     // The older holder's tunnel closing after the newer one registered leaves the row.
-    await unscopedForgetTunnelOwner(db, device, "http://a");
+    await unscopedForgetTunnelOwners(db, "http://a", [device]);
     expect(await unscopedTunnelOwner(db, device)).toBe("http://b");
-    await unscopedForgetTunnelOwner(db, device, "http://b");
+    await unscopedForgetTunnelOwners(db, "http://b", [device]);
     expect(await unscopedTunnelOwner(db, device)).toBeUndefined();
   });
 
   it("are forgotten per instance, or all at once", async () => {
     const [first = "", second = ""] = await devicesOfOneNamespace(2);
-    await unscopedRecordTunnelOwner(db, first, "http://a");
-    await unscopedRecordTunnelOwner(db, second, "http://b");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: first, clockSkewMs: null }]);
+    await unscopedRecordTunnelOwners(db, "http://b", [{ uid: second, clockSkewMs: null }]);
     await unscopedForgetInstanceTunnels(db, "http://a");
     expect([await unscopedTunnelOwner(db, first), await unscopedTunnelOwner(db, second)]).toEqual([
       undefined,
@@ -96,13 +109,13 @@ describe("a device's tunnel and its online state", () => {
     const { tenantId } = await seedScope(db);
     const device = await insertDevice(db, tenantId, "accepted");
     expect(await isOnline(device)).toBe(false);
-    await unscopedRecordTunnelOwner(db, device, "http://a");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: device, clockSkewMs: null }]);
     expect(await isOnline(device)).toBe(true);
     // A newer tunnel on another instance: the older one closing changes nothing.
-    await unscopedRecordTunnelOwner(db, device, "http://b");
-    await unscopedForgetTunnelOwner(db, device, "http://a");
+    await unscopedRecordTunnelOwners(db, "http://b", [{ uid: device, clockSkewMs: null }]);
+    await unscopedForgetTunnelOwners(db, "http://a", [device]);
     expect(await isOnline(device)).toBe(true);
-    await unscopedForgetTunnelOwner(db, device, "http://b");
+    await unscopedForgetTunnelOwners(db, "http://b", [device]);
     expect(await isOnline(device)).toBe(false);
     expect(await eventsOf(device)).toEqual(["device.online", "device.offline"]);
   });
@@ -110,9 +123,53 @@ describe("a device's tunnel and its online state", () => {
   it("is offline for every device of an instance whose rows are forgotten", async () => {
     const { tenantId } = await seedScope(db);
     const [here, there] = [await insertDevice(db, tenantId, "accepted"), await insertDevice(db, tenantId, "accepted")];
-    await unscopedRecordTunnelOwner(db, here, "http://a");
-    await unscopedRecordTunnelOwner(db, there, "http://b");
+    await unscopedRecordTunnelOwners(db, "http://a", [{ uid: here, clockSkewMs: null }]);
+    await unscopedRecordTunnelOwners(db, "http://b", [{ uid: there, clockSkewMs: null }]);
     await unscopedForgetInstanceTunnels(db, "http://a");
     expect([await isOnline(here), await isOnline(there)]).toEqual([false, true]);
+  });
+});
+
+describe("the instance's ownership writer", () => {
+  const onlineOf = async (uids: string[]) =>
+    Promise.all(
+      uids.map(
+        async (uid) =>
+          (await db.select({ online: devices.online }).from(devices).where(eq(devices.uid, uid)))[0]?.online,
+      ),
+    );
+
+  it("writes a burst of tunnels coming and going together, each device as its last change leaves it", async () => {
+    const { tenantId } = await seedScope(db);
+    const uids = await Promise.all(Array.from({ length: 40 }, () => insertDevice(db, tenantId, "accepted")));
+    const writer = new TunnelOwnershipWriter(db, () => "http://a");
+    for (const uid of uids) writer.opened(uid, 5);
+    // Closed before the batch was written: never recorded, never announced.
+    for (const uid of uids.slice(0, 10)) writer.closed(uid);
+    // A device deleted since its tunnel came up is passed over, the others are written.
+    writer.opened("0".repeat(64), null);
+    expect(writer.backlog).toBe(51);
+    await writer.settled();
+    expect(writer.backlog).toBe(0);
+    expect(await onlineOf(uids)).toEqual([...Array(10).fill(false), ...Array(30).fill(true)]);
+    expect(await unscopedTunnelOwner(db, uids[20] ?? "")).toBe("http://a");
+    const announced = await db.select({ subject: events.subject }).from(events).where(eq(events.tenantId, tenantId));
+    expect(announced.map((row) => row.subject).toSorted()).toEqual(uids.slice(10).toSorted());
+  });
+
+  it("keeps a device's changes in their order across batches", async () => {
+    const { tenantId } = await seedScope(db);
+    const uid = await insertDevice(db, tenantId, "accepted");
+    const writer = new TunnelOwnershipWriter(db, () => "http://a");
+    writer.opened(uid, null);
+    await writer.settled();
+    writer.closed(uid);
+    const closing = writer.settled();
+    // A new tunnel while the close is being written: the device ends online.
+    writer.opened(uid, null);
+    await closing;
+    await writer.settled();
+    expect(await onlineOf([uid])).toEqual([true]);
+    expect(await unscopedTunnelOwner(db, uid)).toBe("http://a");
   });
 });

@@ -2,7 +2,10 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
 import { tunnels } from "@/models/tunnels";
+import { Batcher } from "../batch";
 import type { Executor } from "../db";
+import { errorText } from "../errors";
+import { log } from "../log";
 import { announceOffline } from "./agent";
 import { publishEvents } from "./events";
 
@@ -17,17 +20,34 @@ export type TunnelStatus = (typeof tunnelStatuses)[number];
 const mayHoldTunnel = (status: string): status is TunnelStatus =>
   (tunnelStatuses as readonly string[]).includes(status);
 
-/** The stored public key (PEM) and status of the device, when it may hold a tunnel in that namespace. */
-export async function tunnelAdmission(
-  db: Executor,
-  uid: string,
-  tenantId: string,
-): Promise<{ publicKey: string; status: TunnelStatus } | undefined> {
-  const [device] = await db
-    .select({ status: devices.status, publicKey: devices.publicKey })
+export type AdmittedDevice = { publicKey: string; status: TunnelStatus };
+type AdmissionQuery = { uid: string; tenantId: string };
+
+/**
+ * For each device asked about, its stored public key (PEM) and status when it may hold a tunnel
+ * in that namespace: one statement for all.
+ */
+export async function tunnelAdmissions(db: Executor, asked: AdmissionQuery[]): Promise<(AdmittedDevice | undefined)[]> {
+  const rows = await db
+    .select({ uid: devices.uid, tenantId: devices.tenantId, status: devices.status, publicKey: devices.publicKey })
     .from(devices)
-    .where(and(eq(devices.uid, uid), eq(devices.tenantId, tenantId)));
-  return device && mayHoldTunnel(device.status) ? { publicKey: device.publicKey, status: device.status } : undefined;
+    .where(inArray(devices.uid, [...new Set(asked.map((query) => query.uid))]));
+  const found = new Map(rows.map((row) => [row.uid, row]));
+  return asked.map(({ uid, tenantId }) => {
+    const device = found.get(uid);
+    return device && device.tenantId === tenantId && mayHoldTunnel(device.status)
+      ? { publicKey: device.publicKey, status: device.status }
+      : undefined;
+  });
+}
+
+/**
+ * tunnelAdmissions for tunnels one at a time, batched (Batcher): a fleet reconnecting at once
+ * is looked up in a few statements, not one per tunnel.
+ */
+export function tunnelAdmissionReader(db: Executor) {
+  const batcher = new Batcher((asked: AdmissionQuery[]) => tunnelAdmissions(db, asked));
+  return (uid: string, tenantId: string) => batcher.submit({ uid, tenantId });
 }
 
 /**
@@ -66,19 +86,21 @@ export async function unscopedRecordTunnelError(db: Executor, deviceUid: string,
     .where(eq(devices.uid, deviceUid));
 }
 
+export type TunnelOpened = { uid: string; clockSkewMs: number | null };
+
 /**
- * Records `instance` as the holder of the device's tunnel, replacing any earlier holder; the
- * device is online (an event when it was not).
+ * Records `instance` as the holder of these devices' tunnels, replacing any earlier holder; the
+ * devices are online (an event for each that was not). One statement; rows in uid order, as
+ * every batch writer of `devices` locks them.
  */
-export async function unscopedRecordTunnelOwner(
-  db: Executor,
-  deviceUid: string,
-  instance: string,
-  clockSkewMs: number | null = null,
-) {
+export async function unscopedRecordTunnelOwners(db: Executor, instance: string, opened: TunnelOpened[]) {
+  const rows = JSON.stringify(opened.toSorted((a, b) => (a.uid < b.uid ? -1 : 1)));
   const result = await db.execute(sql`
     with owner as (
-      insert into ${tunnels} (device_uid, instance, clock_skew_ms) values (${deviceUid}, ${instance}, ${clockSkewMs})
+      insert into ${tunnels} (device_uid, instance, clock_skew_ms)
+      select opened.uid, ${instance}, opened."clockSkewMs"
+      from jsonb_to_recordset(${rows}::jsonb) as opened(uid text, "clockSkewMs" integer)
+      where exists (select from ${devices} where ${devices.uid} = opened.uid)
       on conflict (device_uid) do update
         set instance = excluded.instance, connected_at = now(), clock_skew_ms = excluded.clock_skew_ms
       returning device_uid
@@ -100,14 +122,16 @@ export async function unscopedRecordTunnelOwner(
 }
 
 /**
- * Forgets the device's row if `instance` still holds it (a newer holder keeps its row); the
- * device is then offline, unless another instance holds a tunnel of it.
+ * Forgets these devices' rows that `instance` still holds (a newer holder keeps its row); each
+ * such device is then offline, unless another instance holds a tunnel of it.
  */
-export async function unscopedForgetTunnelOwner(db: Executor, deviceUid: string, instance: string) {
+export async function unscopedForgetTunnelOwners(db: Executor, instance: string, uids: string[]) {
   // The statement sees the rows as they were before its delete: "another holder" is a row of another instance.
   const result = await db.execute(sql`
     with gone as (
-      delete from ${tunnels} where device_uid = ${deviceUid} and instance = ${instance} returning device_uid
+      delete from ${tunnels}
+      where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(uids.toSorted())}::jsonb))
+      returning device_uid
     )
     update ${devices} set online = false from gone
     where ${devices.uid} = gone.device_uid and ${devices.online}
@@ -115,6 +139,64 @@ export async function unscopedForgetTunnelOwner(db: Executor, deviceUid: string,
     returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}`);
   await offlineEvents(db, rowsOf(result));
 }
+
+type OwnershipChange = { uid: string; opened?: TunnelOpened };
+
+/**
+ * This instance's ownership writes, in the order its tunnels came and went, batched (Batcher):
+ * each device counts with its last change in a batch (a close queued after an open leaves the
+ * device as the close does). A fleet reconnecting, or dropped at once, costs a few statements
+ * instead of one per tunnel; batches run one at a time, so a device's changes never overtake each
+ * other. A batch that fails (a device deleted meanwhile) is written again change by change, and a
+ * change that fails is logged.
+ */
+export class TunnelOwnershipWriter {
+  private readonly batcher: Batcher<OwnershipChange, void>;
+
+  constructor(
+    private readonly db: Executor,
+    private readonly instance: () => string,
+  ) {
+    this.batcher = new Batcher<OwnershipChange, void>(async (changes) => {
+      const latest = [...new Map(changes.map((change) => [change.uid, change])).values()];
+      await this.write(latest).catch(async () => {
+        for (const change of latest) await this.write([change]).catch((error: unknown) => logFailure(change, error));
+      });
+      return changes.map(() => undefined);
+    });
+  }
+
+  /** Changes queued or being written. */
+  get backlog(): number {
+    return this.batcher.backlog;
+  }
+
+  opened(uid: string, clockSkewMs: number | null) {
+    void this.batcher.submit({ uid, opened: { uid, clockSkewMs } });
+  }
+
+  closed(uid: string) {
+    void this.batcher.submit({ uid });
+  }
+
+  /** Resolves once every change queued so far is written. */
+  settled() {
+    return this.batcher.settled();
+  }
+
+  private async write(changes: OwnershipChange[]) {
+    const opened = changes.flatMap((change) => (change.opened ? [change.opened] : []));
+    const closed = changes.filter((change) => !change.opened).map((change) => change.uid);
+    if (opened.length > 0) await unscopedRecordTunnelOwners(this.db, this.instance(), opened);
+    if (closed.length > 0) await unscopedForgetTunnelOwners(this.db, this.instance(), closed);
+  }
+}
+
+const logFailure = (change: OwnershipChange, error: unknown) =>
+  log.warn(change.opened ? "recording the tunnel's owner failed" : "clearing the tunnel's owner failed", {
+    device: change.uid,
+    error: errorText(error),
+  });
 
 /**
  * Forgets the rows of one instance, or every row when `instance` is undefined; their devices are

@@ -13,12 +13,11 @@ import { agentTimeHeader, forwardedSsh } from "../protocol";
 import { deviceRevoked } from "../services/devices";
 import { hub } from "../services/events";
 import {
+  TunnelOwnershipWriter,
   type TunnelStatus,
-  tunnelAdmission,
+  tunnelAdmissionReader,
   unscopedForgetInstanceTunnels,
-  unscopedForgetTunnelOwner,
   unscopedRecordTunnelError,
-  unscopedRecordTunnelOwner,
   unscopedRefreshTunnelLiveness,
   unscopedTunnelAdmittedDevices,
 } from "../services/tunnels";
@@ -165,7 +164,10 @@ export const thisInstance = () => registry().instance;
 export class TunnelEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
   private readonly hostKey = parsedHostKey();
-  private readonly ownershipWrites = new Map<string, Promise<void>>();
+  /** This instance's ownership rows, written in batches in the order tunnels come and go. */
+  private readonly ownership: TunnelOwnershipWriter;
+  /** A device's key and status when it may hold a tunnel, looked up in batches. */
+  private readonly admitted: ReturnType<typeof tunnelAdmissionReader>;
   private readonly admission: TunnelAdmission;
   /** What tells the admission that a device's tunnel in progress is registered. */
   private readonly registering = new WeakMap<TunnelDevice, () => void>();
@@ -176,6 +178,8 @@ export class TunnelEndpoint {
     maxHandshakes: number,
   ) {
     this.admission = new TunnelAdmission(maxHandshakes);
+    this.ownership = new TunnelOwnershipWriter(db, () => registry().instance);
+    this.admitted = tunnelAdmissionReader(db);
   }
 
   /**
@@ -189,7 +193,7 @@ export class TunnelEndpoint {
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
     // Checked first, as the cheapest answer: a fleet coming back at once is spread out.
     const handshake = {};
-    const busy = this.admission.enter(handshake, this.ownershipWrites.size);
+    const busy = this.admission.enter(handshake, this.ownership.backlog);
     if (busy) {
       const { retryAfterSeconds } = busy;
       return refuseUpgrade(socket, 429, "too many tunnels are being set up: try again later", {
@@ -213,7 +217,7 @@ export class TunnelEndpoint {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
     const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
     if (!claims) return refused(401, "a valid device token is required");
-    const admission = await tunnelAdmission(this.db, claims.uid, claims.tenant);
+    const admission = await this.admitted(claims.uid, claims.tenant);
     const publicKey = admission && sshKeyFromPem(admission.publicKey);
     const refuse = (message: string) => {
       this.recordError(claims.uid, `refused: ${message}`);
@@ -265,7 +269,7 @@ export class TunnelEndpoint {
           this.recordError(device.uid, "the agent's signature does not verify with the device's key");
           return context.reject(["publickey"]);
         }
-        tunnelAdmission(this.db, device.uid, device.tenantId)
+        this.admitted(device.uid, device.tenantId)
           .then((admission) => {
             if (admission && sshKeyFromPem(admission.publicKey)?.getPublicSSH().equals(offered.data)) {
               device.status = admission.status;
@@ -311,7 +315,7 @@ export class TunnelEndpoint {
   }
 
   private register(tunnel: Tunnel, address: string, clockSkewMs: number | null) {
-    const { tunnels: live, instance } = registry();
+    const { tunnels: live } = registry();
     const uid = tunnel.device.uid;
     if (!tunnel.lifecycle.to("connected")) return;
     this.registering.get(tunnel.device)?.();
@@ -319,29 +323,11 @@ export class TunnelEndpoint {
     live.set(uid, tunnel);
     previous?.close("replaced by a new tunnel");
     log.info("tunnel connected", { device: uid, address, status: tunnel.device.status });
-    this.inOrder(uid, () =>
-      unscopedRecordTunnelOwner(this.db, uid, instance, clockSkewMs).catch((error: unknown) =>
-        log.warn("recording the tunnel's owner failed", { device: uid, error: errorText(error) }),
-      ),
-    );
-  }
-
-  /**
-   * Runs a device's ownership writes one after the other, in the order its tunnels came and went:
-   * the close of a tunnel must not overtake the registration of the one that follows it (both
-   * name this instance).
-   */
-  private inOrder(uid: string, write: () => Promise<void>) {
-    const previous = this.ownershipWrites.get(uid) ?? Promise.resolve();
-    const next = previous.then(write);
-    this.ownershipWrites.set(uid, next);
-    void next.finally(() => {
-      if (this.ownershipWrites.get(uid) === next) this.ownershipWrites.delete(uid);
-    });
+    this.ownership.opened(uid, clockSkewMs);
   }
 
   private unregister(tunnel: Tunnel) {
-    const { tunnels: live, instance, isStopping } = registry();
+    const { tunnels: live, isStopping } = registry();
     const uid = tunnel.device.uid;
     const wasRegistered = live.get(uid) === tunnel;
     tunnel.lifecycle.to("draining", "connection closed");
@@ -352,11 +338,7 @@ export class TunnelEndpoint {
     // A stopping server forgets all its rows at once (closeAll).
     if (isStopping) return;
     // The device is offline at once, unless a newer tunnel of it is up on another instance.
-    this.inOrder(uid, () =>
-      unscopedForgetTunnelOwner(this.db, uid, instance).catch((error: unknown) =>
-        log.warn("clearing the tunnel's owner failed", { device: uid, error: errorText(error) }),
-      ),
-    );
+    this.ownership.closed(uid);
   }
 
   /**
@@ -395,6 +377,8 @@ export class TunnelEndpoint {
     const { tunnels: live, instance } = state;
     state.isStopping = true;
     for (const tunnel of live.values()) tunnel.close("server stopping");
+    // Rows being written now must not outlive the forgetting.
+    await this.ownership.settled();
     await unscopedForgetInstanceTunnels(this.db, instance);
   }
 }
