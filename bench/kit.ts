@@ -1,10 +1,13 @@
+import { createPublicKey } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ConnectConfig } from "ssh2";
-import { acceptAgentDevice, spawnAgent } from "../testing/agents";
+import WebSocket, { createWebSocketStream } from "ws";
+import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
-import type { RunningServer } from "../testing/server";
+import { type RunningServer, root } from "../testing/server";
 import { ed25519KeyPair } from "../testing/ssh-keys";
 import { waitFor } from "../testing/wait";
 
@@ -240,4 +243,88 @@ export async function agentFleet(server: RunningServer, agentCount: number, user
     stop();
     throw error;
   }
+}
+
+/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
+export function simulatedKey() {
+  const pair = ed25519KeyPair();
+  const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
+  const x = blob.subarray(blob.length - 32).toString("base64url");
+  const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
+    .export({ type: "spki", format: "pem" })
+    .toString();
+  return { privateKey: pair.private, pem };
+}
+
+export type Simulated = { uid: string; hostname: string; token: string; privateKey: string; client?: Client };
+
+/** Registers and accepts `count` devices, each with its own key. */
+export async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
+  const devices: Simulated[] = [];
+  await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    32,
+    async (index) => {
+      const key = simulatedKey();
+      const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
+        .map((byte) => byte.toString(16).padStart(2, "0"))
+        .join(":");
+      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
+      const answer = await api<{ uid: string; token: string }>(
+        "POST",
+        "/api/devices/auth",
+        { baseUrl: owner.baseUrl },
+        body,
+      );
+      devices.push({ uid: answer.uid, hostname: `sim-${index}`, token: answer.token, privateKey: key.privateKey });
+    },
+  );
+  await inParallel(devices, 8, async (device) => {
+    await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
+  });
+  return devices;
+}
+
+/** One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`. */
+export function openTunnel(baseUrl: string, device: Simulated): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agent/tunnel`, {
+      headers: { authorization: `Bearer ${device.token}` },
+      perMessageDeflate: false,
+    });
+    socket.once("unexpected-response", (_request, response) =>
+      reject(new Error(`tunnel refused: ${response.statusCode}`)),
+    );
+    socket.once("error", reject);
+    socket.once("open", () => {
+      const client = new ssh2.Client();
+      device.client = client;
+      client.once("error", reject);
+      client.once("ready", () => client.forwardIn("device", 22, (error) => (error ? reject(error) : resolve())));
+      try {
+        client.connect({
+          sock: createWebSocketStream(socket),
+          username: device.uid,
+          privateKey: device.privateKey,
+          readyTimeout: 120_000,
+        });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+/** Fails unless ssh2's native crypto binding loaded: on its JavaScript fallback SSH figures mean nothing. */
+export function requireNativeSshCrypto() {
+  const cryptoModule = createRequire(path.join(root, "package.json"))("ssh2/lib/protocol/crypto") as {
+    bindingAvailable: boolean;
+  };
+  if (!cryptoModule.bindingAvailable) throw new Error("ssh2's native crypto binding did not load");
+}
+
+/** This process's soft limit of open descriptors (`ulimit -n`), which the servers it starts inherit. */
+export function descriptorLimit(): number {
+  const limit = /^Max open files\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1] ?? "0";
+  return limit === "unlimited" ? Number.POSITIVE_INFINITY : Number(limit);
 }

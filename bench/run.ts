@@ -4,6 +4,7 @@ import { heartbeatBenchmark } from "./heartbeat";
 import { pgRestartBenchmark } from "./pg-restart";
 import { playerBenchmark } from "./player";
 import { preauthBenchmark } from "./preauth";
+import { sessionsBenchmark } from "./sessions";
 import { simulate } from "./simulator";
 import { soakBenchmark } from "./soak";
 import { sshBenchmark } from "./ssh";
@@ -21,6 +22,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   console: consoleBenchmark,
   player: playerBenchmark,
   webhooks: webhooksBenchmark,
+  sessions: sessionsBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -1,19 +1,27 @@
 import type { ChildProcess } from "node:child_process";
-import { createPublicKey } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
-import WebSocket, { createWebSocketStream } from "ws";
+import type { Client, ClientChannel, ConnectConfig } from "ssh2";
 import { ensureBuild } from "../lib/build/ensure-build";
-import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
+import { acceptAgentDevice, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
-import { freePort, type RunningServer, root, startServer } from "../testing/server";
-import { ed25519KeyPair } from "../testing/ssh-keys";
+import { freePort, type RunningServer, startServer } from "../testing/server";
 import { waitFor } from "../testing/wait";
-import { type Api, addLoginKey, api, connect, inParallel, median, rssKiB, settle } from "./kit";
+import {
+  type Api,
+  addLoginKey,
+  api,
+  connect,
+  inParallel,
+  median,
+  openTunnel,
+  requireNativeSshCrypto,
+  rssKiB,
+  settle,
+  simulatedDevices,
+} from "./kit";
 
 type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
 
@@ -119,76 +127,6 @@ async function exitStatuses(config: ConnectConfig, count: number): Promise<numbe
   return right;
 }
 
-/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
-function simulatedKey() {
-  const pair = ed25519KeyPair();
-  const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
-  const x = blob.subarray(blob.length - 32).toString("base64url");
-  const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
-    .export({ type: "spki", format: "pem" })
-    .toString();
-  return { privateKey: pair.private, pem };
-}
-
-type Simulated = { uid: string; token: string; privateKey: string; client?: Client };
-
-/** Registers and accepts `count` devices, each with its own key. */
-async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
-  const devices: Simulated[] = [];
-  await inParallel(
-    Array.from({ length: count }, (_, index) => index),
-    32,
-    async (index) => {
-      const key = simulatedKey();
-      const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
-        .map((byte) => byte.toString(16).padStart(2, "0"))
-        .join(":");
-      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
-      const answer = await api<{ uid: string; token: string }>(
-        "POST",
-        "/api/devices/auth",
-        { baseUrl: owner.baseUrl },
-        body,
-      );
-      devices.push({ uid: answer.uid, token: answer.token, privateKey: key.privateKey });
-    },
-  );
-  await inParallel(devices, 8, async (device) => {
-    await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
-  });
-  return devices;
-}
-
-/** One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`. */
-function openTunnel(baseUrl: string, device: Simulated): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agent/tunnel`, {
-      headers: { authorization: `Bearer ${device.token}` },
-      perMessageDeflate: false,
-    });
-    socket.once("unexpected-response", (_request, response) =>
-      reject(new Error(`tunnel refused: ${response.statusCode}`)),
-    );
-    socket.once("error", reject);
-    socket.once("open", () => {
-      const client = new ssh2.Client();
-      device.client = client;
-      client.once("error", reject);
-      client.once("ready", () => client.forwardIn("device", 22, (error) => (error ? reject(error) : resolve())));
-      try {
-        client.connect({
-          sock: createWebSocketStream(socket),
-          username: device.uid,
-          privateKey: device.privateKey,
-          readyTimeout: 120_000,
-        });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
-
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
@@ -238,11 +176,7 @@ export async function sshBenchmark(args: Map<string, string>) {
   const bytes = parseSize(args.get("size") ?? "1G");
   const agentCount = Number(args.get("agents") ?? 5_000);
   const samples = Number(args.get("samples") ?? 10);
-  // ssh2 is many times slower on its JavaScript fallback: the figures mean nothing without it.
-  const cryptoModule = createRequire(path.join(root, "package.json"))("ssh2/lib/protocol/crypto") as {
-    bindingAvailable: boolean;
-  };
-  if (!cryptoModule.bindingAvailable) throw new Error("ssh2's native crypto binding did not load");
+  requireNativeSshCrypto();
   ensureBuild();
 
   const server = await startServer({ DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });
