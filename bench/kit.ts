@@ -328,3 +328,9 @@ export function descriptorLimit(): number {
   const limit = /^Max open files\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1] ?? "0";
   return limit === "unlimited" ? Number.POSITIVE_INFINITY : Number(limit);
 }
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

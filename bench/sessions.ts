@@ -11,6 +11,7 @@ import {
   addLoginKey,
   api,
   connect,
+  cpuSeconds,
   descriptorLimit,
   inParallel,
   openFds,
@@ -215,6 +216,7 @@ export async function sessionsBenchmark(args: Map<string, string>) {
     const logins = Array.from({ length: sessionCount }, (_, index) => index);
     const failures = new Map<string, number>();
     const peak = new ServerPeak(serverPid);
+    const cpuBefore = { server: cpuSeconds(serverPid), bench: cpuSeconds(process.pid) };
     const started = performance.now();
     await inParallel(logins, loginConcurrency, async (index) => {
       const device = devices[index % deviceCount] as Simulated;
@@ -233,6 +235,10 @@ export async function sessionsBenchmark(args: Map<string, string>) {
       }
     });
     const setupSeconds = (performance.now() - started) / 1000;
+    const cpu = {
+      server: cpuSeconds(serverPid) - cpuBefore.server,
+      bench: cpuSeconds(process.pid) - cpuBefore.bench,
+    };
     const busy = await apiFigures(owner, requests);
     let answered = 0;
     await inParallel(users, 100, async (user) => {
@@ -245,6 +251,10 @@ export async function sessionsBenchmark(args: Map<string, string>) {
     print(
       `established: ${users.length} of ${sessionCount} in ${setupSeconds.toFixed(1)} s (${loginConcurrency} logins at a time);` +
         ` setup (connect to the shell's prompt) p50 ${percentile(setup, 0.5).toFixed(0)} / p99 ${percentile(setup, 0.99).toFixed(0)} ms`,
+    );
+    print(
+      `  CPU while they opened: server ${cpu.server.toFixed(0)} s, this process (users and devices) ${cpu.bench.toFixed(0)} s` +
+        ` = ${((1000 * cpu.server) / sessionCount).toFixed(1)} and ${((1000 * cpu.bench) / sessionCount).toFixed(1)} ms per session`,
     );
     for (const [reason, count] of failures) print(`  failed ${count}: ${reason}`);
     print(`answering: ${answered} of ${users.length} shells echoed a line while all were open`);

@@ -14,6 +14,7 @@ import {
   addLoginKey,
   api,
   connect,
+  cpuSeconds,
   inParallel,
   median,
   openTunnel,
@@ -125,12 +126,6 @@ async function exitStatuses(config: ConnectConfig, count: number): Promise<numbe
     client.end();
   }
   return right;
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */
