@@ -1,12 +1,13 @@
 import { createPublicKey } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import ssh2, { type Client, type ConnectConfig } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
-import { acceptAgentDevice, spawnAgent } from "../testing/agents";
+import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
-import type { RunningServer } from "../testing/server";
+import { type RunningServer, root } from "../testing/server";
 import { ed25519KeyPair } from "../testing/ssh-keys";
 import { waitFor } from "../testing/wait";
 
@@ -274,6 +275,36 @@ export class TunnelRefused extends Error {
   }
 }
 
+/** A simulated device registered through the API, with its name and the tunnel a benchmark opened for it. */
+export type Simulated = SimulatedDevice & { hostname: string; client?: Client };
+
+/** Registers and accepts `count` devices, each with its own key. */
+export async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
+  const devices: Simulated[] = [];
+  await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    32,
+    async (index) => {
+      const key = simulatedKey();
+      const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
+        .map((byte) => byte.toString(16).padStart(2, "0"))
+        .join(":");
+      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
+      const answer = await api<{ uid: string; token: string }>(
+        "POST",
+        "/api/devices/auth",
+        { baseUrl: owner.baseUrl },
+        body,
+      );
+      devices.push({ uid: answer.uid, hostname: `sim-${index}`, token: answer.token, privateKey: key.privateKey });
+    },
+  );
+  await inParallel(devices, 8, async (device) => {
+    await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
+  });
+  return devices;
+}
+
 /**
  * One idle tunnel as the agent holds it: WebSocket, SSH as the device, `tcpip-forward`; answers
  * the SSH client once the forwarding is granted (its "close" is the tunnel's end).
@@ -311,4 +342,12 @@ export function openTunnel(baseUrl: string, device: SimulatedDevice, readyTimeou
       }
     });
   });
+}
+
+/** Fails unless ssh2's native crypto binding loaded: on its JavaScript fallback SSH figures mean nothing. */
+export function requireNativeSshCrypto() {
+  const cryptoModule = createRequire(path.join(root, "package.json"))("ssh2/lib/protocol/crypto") as {
+    bindingAvailable: boolean;
+  };
+  if (!cryptoModule.bindingAvailable) throw new Error("ssh2's native crypto binding did not load");
 }

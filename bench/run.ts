@@ -5,6 +5,7 @@ import { livenessBenchmark } from "./liveness";
 import { pgRestartBenchmark } from "./pg-restart";
 import { playerBenchmark } from "./player";
 import { preauthBenchmark } from "./preauth";
+import { sessionsBenchmark } from "./sessions";
 import { simulate } from "./simulator";
 import { soakBenchmark } from "./soak";
 import { sshBenchmark } from "./ssh";
@@ -25,6 +26,7 @@ const benchmarks: Record<string, (args: Map<string, string>) => Promise<void>> =
   console: consoleBenchmark,
   player: playerBenchmark,
   webhooks: webhooksBenchmark,
+  sessions: sessionsBenchmark,
 };
 
 const [name = "", ...rest] = process.argv.slice(2);

@@ -1,14 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import type { Client, ClientChannel, ConnectConfig } from "ssh2";
 import { ensureBuild } from "../lib/build/ensure-build";
-import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
+import { acceptAgentDevice, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
-import { freePort, type RunningServer, root, startServer } from "../testing/server";
+import { freePort, type RunningServer, startServer } from "../testing/server";
 import { waitFor } from "../testing/wait";
 import {
   type Api,
@@ -19,10 +18,10 @@ import {
   inParallel,
   median,
   openTunnel,
+  requireNativeSshCrypto,
   rssKiB,
-  type SimulatedDevice,
   settle,
-  simulatedKey,
+  simulatedDevices,
 } from "./kit";
 
 type RealAgent = { child: ChildProcess; output: () => string; dataDir: string };
@@ -129,35 +128,6 @@ async function exitStatuses(config: ConnectConfig, count: number): Promise<numbe
   return right;
 }
 
-type Simulated = SimulatedDevice & { client?: Client };
-
-/** Registers and accepts `count` devices, each with its own key. */
-async function simulatedDevices(owner: Api, tenantId: string, count: number): Promise<Simulated[]> {
-  const devices: Simulated[] = [];
-  await inParallel(
-    Array.from({ length: count }, (_, index) => index),
-    32,
-    async (index) => {
-      const key = simulatedKey();
-      const mac = [0x02, 0x42, (index >> 16) & 255, (index >> 8) & 255, index & 255, 0x01]
-        .map((byte) => byte.toString(16).padStart(2, "0"))
-        .join(":");
-      const body = agentBody(tenantId, { hostname: `sim-${index}`, identity: { mac }, public_key: key.pem });
-      const answer = await api<{ uid: string; token: string }>(
-        "POST",
-        "/api/devices/auth",
-        { baseUrl: owner.baseUrl },
-        body,
-      );
-      devices.push({ uid: answer.uid, token: answer.token, privateKey: key.privateKey });
-    },
-  );
-  await inParallel(devices, 8, async (device) => {
-    await api("PATCH", `/api/devices/${device.uid}/accept`, owner);
-  });
-  return devices;
-}
-
 /** Runs `measure` and says how many CPU seconds each named process spent meanwhile. */
 async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T>) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
@@ -203,11 +173,7 @@ export async function sshBenchmark(args: Map<string, string>) {
   const bytes = parseSize(args.get("size") ?? "1G");
   const agentCount = Number(args.get("agents") ?? 5_000);
   const samples = Number(args.get("samples") ?? 10);
-  // ssh2 is many times slower on its JavaScript fallback: the figures mean nothing without it.
-  const cryptoModule = createRequire(path.join(root, "package.json"))("ssh2/lib/protocol/crypto") as {
-    bindingAvailable: boolean;
-  };
-  if (!cryptoModule.bindingAvailable) throw new Error("ssh2's native crypto binding did not load");
+  requireNativeSshCrypto();
   ensureBuild();
 
   const server = await startServer({ DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "warn" });

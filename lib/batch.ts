@@ -40,7 +40,7 @@ export class Batcher<Item, Result> {
         this.inFlight = batch.length;
         try {
           const results = await this.run(batch.map((entry) => entry.item));
-          batch.forEach((entry, index) => entry.resolve(results[index] as Result));
+          for (const [index, entry] of batch.entries()) entry.resolve(results[index] as Result);
         } catch (error) {
           for (const entry of batch) entry.reject(error);
         } finally {

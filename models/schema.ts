@@ -3,6 +3,7 @@ export * from "./api-keys";
 export * from "./audit";
 export * from "./billing";
 export * from "./connectors";
+export * from "./device-counts";
 export * from "./device-transitions";
 export * from "./devices";
 export * from "./events";

@@ -101,7 +101,7 @@ const sftpServer = "/usr/lib/openssh/sftp-server";
 
 /** The shared libraries a program links, and its loader, as `ldd` lists them. */
 async function sharedLibraries(program: string): Promise<string[]> {
-  const { stdout } = await runToExit("ldd", [program], { seconds: 10 });
+  const { stdout } = await runToExit("ldd", [program], { seconds: 60 });
   return [...stdout.matchAll(/(?:=>\s+|^\s*)(\/\S+)\s+\(/gm)].map((match) => match[1] ?? "");
 }
 
@@ -121,7 +121,7 @@ async function importTestImage(dir: string, docker: DockerEngine["docker"]) {
   for (const sub of ["bin", "etc", "tmp", "root"]) mkdirSync(path.join(root, sub), { recursive: true });
   writeFileSync(path.join(root, "bin/busybox"), readFileSync(busybox), { mode: 0o755 });
   for (const file of [sftpServer, ...(await sharedLibraries(sftpServer))]) copyInto(root, file);
-  const applets = (await runToExit(busybox, ["--list"], { seconds: 10 })).stdout.split("\n").filter(Boolean);
+  const applets = (await runToExit(busybox, ["--list"], { seconds: 60 })).stdout.split("\n").filter(Boolean);
   for (const applet of applets) {
     if (applet !== "busybox") symlinkSync("busybox", path.join(root, "bin", applet));
   }

@@ -1,12 +1,14 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { deviceCounts } from "@/models/device-counts";
 import { type DeviceStatus, devices } from "@/models/devices";
 import { withTestDatabase } from "@/testing/database";
 import { insertDevices } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
 import { ApiError } from "../errors";
-import { acceptDevice, addDeviceTag } from "./devices";
+import { acceptDevice, addDeviceTag, deleteDevice, listDevices, setDeviceStatus } from "./devices";
+import { deleteNamespace } from "./namespaces";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -72,5 +74,53 @@ describe("addDeviceTag under concurrency", () => {
     expect(results.map(statusOf).sort()).toEqual([200, 200, 200, 409, 409, 409, 409, 409]);
     const [row] = await db.select({ tags: devices.tags }).from(devices).where(eq(devices.uid, uid));
     expect(row?.tags).toHaveLength(3);
+  });
+});
+
+describe("the device list's total", () => {
+  const listQuery = { page: 1, per_page: 2, sort_by: "last_seen", order_by: "desc" } as const;
+  const total = async (scope: Awaited<ReturnType<typeof seedScope>>, status?: DeviceStatus) =>
+    (await listDevices(db, scope, { ...listQuery, status })).total;
+  /** What counting the rows answers, for each status and for all. */
+  const counted = async (tenantId: string) => {
+    const rows = await db
+      .select({ status: devices.status, count: sql<number>`count(*)::int` })
+      .from(devices)
+      .where(eq(devices.tenantId, tenantId))
+      .groupBy(devices.status);
+    return Object.fromEntries(rows.map((row) => [row.status, row.count]));
+  };
+
+  it("follows inserts, status changes and deletions, one at a time and many in one statement", async () => {
+    const { scope, uids } = await namespaceWithDevices(-1, ["pending", "pending", "accepted", "rejected"]);
+    const other = await namespaceWithDevices(-1, ["pending"]);
+    await insertDevices(db, scope, Array(5).fill({ status: "accepted" }));
+    await acceptDevice(db, scope, uids[0] ?? "");
+    await setDeviceStatus(db, scope, uids[2] ?? "", "reject");
+    await setDeviceStatus(db, scope, uids[3] ?? "", "pending");
+    await deleteDevice(db, scope, uids[1] ?? "");
+    await db.delete(devices).where(and(eq(devices.tenantId, scope.tenantId), eq(devices.status, "accepted")));
+    await insertDevices(db, scope, [{ status: "accepted" }, { status: "unused" }]);
+
+    const expected = await counted(scope.tenantId);
+    expect(expected).toEqual({ accepted: 1, pending: 1, rejected: 1, unused: 1 });
+    expect(await total(scope)).toBe(4);
+    for (const status of ["accepted", "pending", "rejected", "unused"] as const)
+      expect(await total(scope, status)).toBe(expected[status]);
+    expect(await total(other.scope)).toBe(1);
+  });
+
+  it("counts what a filter selects", async () => {
+    const scope = await seedScope(db);
+    await insertDevices(db, scope, [{ name: "alpha-1" }, { name: "alpha-2" }, { name: "beta" }]);
+    const filter = [{ type: "property", params: { name: "name", operator: "contains", value: "alpha" } }] as const;
+    const page = await listDevices(db, scope, { ...listQuery, filter: [...filter] });
+    expect(page.total).toBe(2);
+  });
+
+  it("leaves no count behind a deleted namespace", async () => {
+    const { scope } = await namespaceWithDevices(-1, ["pending", "accepted"]);
+    await deleteNamespace(db, scope);
+    expect(await db.$count(deviceCounts, eq(deviceCounts.tenantId, scope.tenantId))).toBe(0);
   });
 });

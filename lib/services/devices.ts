@@ -1,4 +1,5 @@
 import { and, asc, type Column, count, desc, eq, ne, type SQL, sql } from "drizzle-orm";
+import { deviceCounts } from "@/models/device-counts";
 import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
@@ -8,7 +9,7 @@ import { readPage } from "../db/paging";
 import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
-import type { Pagination } from "../schemas/common";
+import { offsetOf, type Pagination } from "../schemas/common";
 import type { DeviceSortField, StatusWord } from "../schemas/devices";
 import type { FilterItem } from "../schemas/list-filter";
 import { auditChange, audited } from "./audit";
@@ -71,6 +72,18 @@ export type ListDevicesQuery = Pagination & {
   order_by: "asc" | "desc";
 };
 
+/**
+ * The namespace's devices in a status, or all of them: what the triggers on `devices` keep in
+ * `device_counts` (models/device-counts.ts), read without counting the namespace's rows.
+ */
+async function countedDevices(db: Executor, tenantId: string, status?: DeviceStatus) {
+  const [row] = await db
+    .select({ total: sql<number>`coalesce(sum(${deviceCounts.count}), 0)::int` })
+    .from(deviceCounts)
+    .where(and(eq(deviceCounts.tenantId, tenantId), status ? eq(deviceCounts.status, status) : undefined));
+  return row?.total ?? 0;
+}
+
 /** The namespace's devices; `only` narrows them further (the containers list: lib/services/containers.ts). */
 export async function listDevices(db: Executor, scope: Scope, query: ListDevicesQuery, only?: SQL) {
   const where = and(
@@ -80,18 +93,25 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
     filterToSql(query.filter, deviceFilterFields),
   );
   const direction = query.order_by === "asc" ? asc : desc;
-  const { rows, total } = await readPage(
-    db,
-    { from: devices, where },
-    // The uid breaks ties, so pages never overlap.
-    db
+  const page = (tx: Executor) =>
+    tx
       .select()
       .from(devices)
       .where(where)
+      // The uid breaks ties, so pages never overlap.
       .orderBy(direction(sortColumns[query.sort_by]), direction(devices.uid))
-      .$dynamic(),
-    query,
-  );
+      .$dynamic();
+  const isCounted = !only && !query.filter?.length;
+  const { rows, total } = await db.transaction(async (tx) => {
+    // Sorted by last_seen (the default), which no index covers, the page reads all the
+    // namespace's rows. PostgreSQL would share that scan with parallel workers, which on a
+    // machine whose cores the server already uses took twice as long as one process alone
+    // (docs/performance.md, device list).
+    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
+    if (!isCounted) return readPage(tx, { from: devices, where }, page(tx), query);
+    const rows = await page(tx).limit(query.per_page).offset(offsetOf(query));
+    return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
+  });
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
     rows.map((row) => describeDevice(row, namespace.name, namespace.isFull)),
