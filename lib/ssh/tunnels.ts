@@ -174,6 +174,8 @@ export class TunnelEndpoint {
       });
     }
     const leave = (completed: boolean) => this.admission.leave(handshake, completed);
+    // However the attempt ends before its registration (refused, given up by the agent, cut off).
+    socket.once("close", () => leave(false));
     try {
       await this.admit(request, socket, head, leave);
     } catch (error) {
@@ -204,7 +206,6 @@ export class TunnelEndpoint {
     const device = { uid: claims.uid, tenantId: claims.tenant, publicKey, status: admission.status };
     this.registering.set(device, () => leave(true));
     const clockSkewMs = clockSkewOf(request);
-    socket.once("close", () => leave(false));
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
