@@ -28,6 +28,10 @@ import { TunnelAdmission } from "./tunnel-admission";
 import { refuseUpgrade } from "./upgrade";
 
 const handshakeMs = 30_000;
+// From the upgrade to the registration at most: the SSH handshake's own deadline starts only once
+// the agent has sent its identification, and a connection that never does must not keep its
+// place in the admission (nor keep a stopping server waiting).
+const setUpMs = 45_000;
 const closeGraceMs = 2_000;
 // Tunnel messages are SSH packets of up to 32 KiB: the default 16 KiB buffer would pause the socket after each.
 export const tunnelStreamOptions = { readableHighWaterMark: 1024 * 1024 };
@@ -200,7 +204,13 @@ export class TunnelEndpoint {
         "Retry-After": String(retryAfterSeconds),
       });
     }
-    const leave = (completed: boolean) => this.admission.leave(handshake, completed);
+    const deadline = setTimeout(() => socket.destroy(), setUpMs);
+    const leave = (completed: boolean) => {
+      clearTimeout(deadline);
+      this.admission.leave(handshake, completed);
+    };
+    // However the attempt ends before its registration (refused, given up by the agent, cut off).
+    socket.once("close", () => leave(false));
     try {
       await this.admit(request, socket, head, leave);
     } catch (error) {
@@ -231,7 +241,6 @@ export class TunnelEndpoint {
     const device = { uid: claims.uid, tenantId: claims.tenant, publicKey, status: admission.status };
     this.registering.set(device, () => leave(true));
     const clockSkewMs = clockSkewOf(request);
-    socket.once("close", () => leave(false));
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
