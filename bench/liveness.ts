@@ -1,17 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
-import { loadavg } from "node:os";
 import pg from "pg";
 import type { Client } from "ssh2";
-import { signDeviceToken } from "../lib/auth/jwt";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { descriptorLimit } from "../lib/process-health";
-import { newDataDir } from "../testing/data-dir";
-import { createTestDatabase } from "../testing/database";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, startServer } from "../testing/server";
-import { seedDevices } from "./devices";
-import { cpuSeconds, inParallel, openTunnel, rssKiB, settle, simulatedKey } from "./kit";
+import { loadAverage, seededFleet } from "./fleet";
+import { cpuSeconds, inParallel, openTunnel, rssKiB, settle } from "./kit";
 import { heartbeatLoop, makeDevices, registerAll } from "./simulator";
 
 /**
@@ -100,29 +94,12 @@ export async function livenessBenchmark(args: Map<string, string>) {
   ensureBuild();
 
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  // Device tokens are signed here with the server's secret.
-  process.env.JWT_SECRET = randomBytes(32).toString("hex");
-  const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
-  const dataDir = newDataDir();
-  const env = {
-    DATABASE_URL: database?.url,
-    DATA_DIR: dataDir,
-    JWT_SECRET: process.env.JWT_SECRET,
-    DEVICE_REGISTRATIONS_PER_MINUTE: "1000000",
-    LOG_LEVEL: "warn",
-  };
+  const fleet = await seededFleet(kind, count);
+  const env = { ...fleet.env, DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "warn" };
+  const tunnelDevices = fleet.devices;
   let server: RunningServer | undefined;
   const clients: Client[] = [];
   try {
-    const key = simulatedKey();
-    const tenantId = await seedDevices(env, count, { online: false, publicKey: key.pem });
-    const tunnelDevices = await Promise.all(
-      Array.from({ length: count }, async (_, index) => {
-        const uid = createHash("sha256").update(`bench-${index}`).digest("hex");
-        return { uid, token: await signDeviceToken({ uid, tenant: tenantId }), privateKey: key.privateKey };
-      }),
-    );
     server = await startServer(env);
     const running = server;
     const window = () => settle(windowSeconds * 1000);
@@ -130,7 +107,7 @@ export async function livenessBenchmark(args: Map<string, string>) {
       `liveness benchmark: ${count.toLocaleString("en")} devices on ${kind}, ${windowSeconds} s per measurement, one call or keepalive round per device every ${intervalSeconds} s; the server and this load generator share 2 cores; load average ${loadAverage()}`,
     );
     await settle(10_000);
-    const idle = await measured(running, database?.url, window);
+    const idle = await measured(running, env.DATABASE_URL, window);
     print(`idle server:      ${describe(idle)}`);
 
     const before = rssKiB(running.process.pid ?? 0);
@@ -139,7 +116,7 @@ export async function livenessBenchmark(args: Map<string, string>) {
     });
     await settle(10_000);
     const memory = (rssKiB(running.process.pid ?? 0) - before) / count;
-    const tunnels = await measured(running, database?.url, window);
+    const tunnels = await measured(running, env.DATABASE_URL, window);
     const tunnelCost = perDevice(tunnels, idle, count, windowSeconds);
     print(
       `${count.toLocaleString("en")} idle tunnels: ${describe(tunnels)}; ${memory.toFixed(1)} KB of server memory each`,
@@ -152,7 +129,7 @@ export async function livenessBenchmark(args: Map<string, string>) {
     await registerAll(running.url, agents, 64);
     await settle(5_000);
     let statuses = new Map<number, number>();
-    const rest = await measured(running, database?.url, async () => {
+    const rest = await measured(running, env.DATABASE_URL, async () => {
       statuses = await heartbeatLoop(running.url, agents, {
         intervalMs: intervalSeconds * 1000,
         durationMs: windowSeconds * 1000,
@@ -173,8 +150,7 @@ export async function livenessBenchmark(args: Map<string, string>) {
   } finally {
     for (const client of clients) client.end();
     await server?.stop();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await fleet.remove();
   }
 }
 
@@ -182,8 +158,3 @@ const describe = (cost: Cost) =>
   `server ${cost.server.toFixed(2)} s CPU` +
   (cost.database > 0 ? `, database ${cost.database.toFixed(2)} s` : "") +
   `, load generator ${cost.loadGenerator.toFixed(2)} s`;
-
-const loadAverage = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(", ");

@@ -1,15 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
-import { loadavg } from "node:os";
 import type { Client } from "ssh2";
 import { Backoff, retryAfterDelay } from "../agent/backoff";
-import { signDeviceToken } from "../lib/auth/jwt";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { descriptorLimit } from "../lib/process-health";
-import { newDataDir } from "../testing/data-dir";
-import { createTestDatabase } from "../testing/database";
 import { type RunningServer, startServer } from "../testing/server";
-import { seedDevices } from "./devices";
+import { loadAverage, seededFleet } from "./fleet";
 import {
   cpuSeconds,
   descriptorKinds,
@@ -21,7 +15,6 @@ import {
   rssKiB,
   type SimulatedDevice,
   settle,
-  simulatedKey,
   TunnelRefused,
 } from "./kit";
 
@@ -194,30 +187,13 @@ export async function stormBenchmark(args: Map<string, string>) {
   ensureBuild();
 
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  // Device tokens are signed here with the server's secret.
-  process.env.JWT_SECRET = randomBytes(32).toString("hex");
-  const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
-  const dataDir = newDataDir();
-  const env = {
-    DATABASE_URL: database?.url,
-    DATA_DIR: dataDir,
-    JWT_SECRET: process.env.JWT_SECRET,
-    LOG_LEVEL: "warn",
-    // The simulated agents hold tunnels and send no heartbeats: their devices must not go silent.
-    DEVICE_OFFLINE_SECONDS: "86400",
-  };
+  const seeded = await seededFleet(kind, count);
+  // The simulated agents send no heartbeats: their tunnels keep their devices online.
+  const env = { ...seeded.env, LOG_LEVEL: "warn" };
+  const agents: Agent[] = seeded.devices;
   let server: RunningServer | undefined;
   let fleet: Fleet | undefined;
   try {
-    const key = simulatedKey();
-    const tenantId = await seedDevices(env, count, { online: false, publicKey: key.pem });
-    const agents: Agent[] = await Promise.all(
-      Array.from({ length: count }, async (_, index) => {
-        const uid = createHash("sha256").update(`bench-${index}`).digest("hex");
-        return { uid, token: await signDeviceToken({ uid, tenant: tenantId }), privateKey: key.privateKey };
-      }),
-    );
     server = await startServer(env);
     const token = await login(server.url);
     const pid = () => (server as RunningServer).process.pid ?? 0;
@@ -329,8 +305,7 @@ export async function stormBenchmark(args: Map<string, string>) {
   } finally {
     fleet?.closeAll();
     await server?.stop();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await seeded.remove();
   }
 }
 
@@ -341,8 +316,3 @@ function cpu(serverPid: number) {
   return () =>
     `server ${(cpuSeconds(serverPid) - server).toFixed(1)} s, load generator ${(cpuSeconds(process.pid) - own).toFixed(1)} s`;
 }
-
-const loadAverage = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(", ");
