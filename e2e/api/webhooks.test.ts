@@ -137,7 +137,16 @@ describe("webhooks", () => {
       expect(request.headers["webhook-id"]).toMatch(/^[0-9a-f-]{36}$/);
       expect(request.headers["content-type"]).toBe("application/json");
     }
-    const listed = await deliveries(namespace, hook);
+    // The receiver answers before the outcome is written: wait for every outcome, then check each.
+    let listed: Delivery[] = [];
+    await waitFor(
+      () => `every delivery's outcome, got ${JSON.stringify(listed.map(({ type, status }) => ({ type, status })))}`,
+      async () => {
+        listed = await deliveries(namespace, hook);
+        return listed.length >= 6 && listed.every((delivery) => delivery.status !== "pending");
+      },
+      20,
+    );
     expect(listed.every((delivery) => delivery.status === "delivered" && delivery.response_status === 200)).toBe(true);
   });
 
