@@ -15,7 +15,7 @@ import { endEventStreams } from "./lib/http/event-stream";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
-import { reportDescriptorLimit, startHealthReport } from "./lib/process-health";
+import { listenBacklog, reportDescriptorLimit, startHealthReport } from "./lib/process-health";
 import { tunnelPath } from "./lib/protocol";
 import { DataDirBusyError, removeServerFile, writeServerFile } from "./lib/runtime";
 import { readAuthDeviceBody } from "./lib/schemas/agent";
@@ -148,7 +148,7 @@ async function main() {
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(config.PORT, config.HOST, resolve);
+    server.listen({ port: config.PORT, host: config.HOST, backlog: listenBacklog }, resolve);
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;

@@ -50,6 +50,14 @@ export function startHealthReport(seconds: number): NodeJS.Timeout {
   return timer;
 }
 
+/**
+ * Connections the system may hold for a listening port before the server accepts them (capped by
+ * the kernel's net.core.somaxconn, 4,096 by default). Node's default of 511 overflowed when a fleet
+ * reconnected at once: the kernel then drops the connections it has no room for, and the agents'
+ * upgrades stall or are reset instead of being answered, 429 included (docs/scaling.md).
+ */
+export const listenBacklog = 4096;
+
 /** Below this many descriptors the process is told about at start: each device's tunnel holds one. */
 const descriptorsWanted = 65_536;
 

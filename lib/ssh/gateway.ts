@@ -5,6 +5,7 @@ import type { Db } from "../db";
 import { errorText } from "../errors";
 import { normalizeAddress } from "../http/source";
 import { log } from "../log";
+import { listenBacklog } from "../process-health";
 import { parseTarget, Refusal, type Target } from "../services/ssh-access";
 import { isValidSignature, sshKeyFromWire } from "./device-keys";
 import { parsedHostKey } from "./host-key";
@@ -213,7 +214,7 @@ export class SshGateway {
   listen(port: number, host: string): Promise<number> {
     return new Promise((resolve, reject) => {
       this.listener.once("error", reject);
-      this.listener.listen(port, host, () => {
+      this.listener.listen({ port, host, backlog: listenBacklog }, () => {
         const address = this.listener.address();
         resolve(typeof address === "object" && address ? address.port : port);
       });
