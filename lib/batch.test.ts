@@ -23,6 +23,16 @@ describe("Batcher", () => {
     expect(batcher.backlog).toBe(0);
   });
 
+  it("puts at most maxBatch items in a batch, in the order they came", async () => {
+    const batches: number[][] = [];
+    const batcher = new Batcher(async (items: number[]) => {
+      batches.push(items);
+      return items;
+    }, 2);
+    expect(await Promise.all([1, 2, 3, 4, 5].map((item) => batcher.submit(item)))).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
   it("rejects the items of a failed batch only, and goes on with the next", async () => {
     const batcher = new Batcher(async (items: string[]) => {
       if (items.includes("bad")) throw new Error("refused");

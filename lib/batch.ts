@@ -4,7 +4,9 @@
  * no backlog an item runs at once (after the current step, so that what the same step submits
  * joins it): batching adds no delay, only fewer statements under load. For database work done
  * per connection of a fleet (tunnels coming and going), where the embedded database pays a fixed
- * cost per statement.
+ * cost per statement. At most `maxBatch` items go into one batch: the embedded database holds the
+ * event loop for as long as a statement runs, and a fleet's worth in one statement would keep the
+ * server from accepting connections meanwhile.
  */
 export class Batcher<Item, Result> {
   private queue: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
@@ -12,7 +14,10 @@ export class Batcher<Item, Result> {
   private running: Promise<void> | undefined;
 
   /** `run` answers the batch's results in the items' order. */
-  constructor(private readonly run: (items: Item[]) => Promise<Result[]>) {}
+  constructor(
+    private readonly run: (items: Item[]) => Promise<Result[]>,
+    private readonly maxBatch = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Items queued or in the batch being run. */
   get backlog(): number {
@@ -36,7 +41,7 @@ export class Batcher<Item, Result> {
       while (this.queue.length > 0) {
         // The embedded database holds the event loop while it works: let what arrived meanwhile join.
         await new Promise((resolve) => setImmediate(resolve));
-        const batch = this.queue.splice(0);
+        const batch = this.queue.splice(0, this.maxBatch);
         this.inFlight = batch.length;
         try {
           const results = await this.run(batch.map((entry) => entry.item));
