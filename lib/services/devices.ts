@@ -1,11 +1,10 @@
-import { and, asc, type Column, count, desc, eq, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, count, desc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import { deviceCounts } from "@/models/device-counts";
 import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
 import type { Executor, Tx } from "../db";
-import { readPage } from "../db/paging";
 import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
@@ -93,24 +92,37 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
     filterToSql(query.filter, deviceFilterFields),
   );
   const direction = query.order_by === "asc" ? asc : desc;
+  // The uid breaks ties, so pages never overlap.
+  const order = [direction(sortColumns[query.sort_by]), direction(devices.uid)];
+  // The page's uids first, then their rows: sorted by a column no index covers (last_seen, the
+  // default), the sort goes through all the namespace's rows, and it costs less carrying the uid
+  // and the sort column than whole rows (docs/performance.md, device list).
   const page = (tx: Executor) =>
     tx
       .select()
       .from(devices)
-      .where(where)
-      // The uid breaks ties, so pages never overlap.
-      .orderBy(direction(sortColumns[query.sort_by]), direction(devices.uid))
-      .$dynamic();
+      .where(
+        inArray(
+          devices.uid,
+          tx
+            .select({ uid: devices.uid })
+            .from(devices)
+            .where(where)
+            .orderBy(...order)
+            .limit(query.per_page)
+            .offset(offsetOf(query)),
+        ),
+      )
+      .orderBy(...order);
   const isCounted = !only && !query.filter?.length;
   const { rows, total } = await db.transaction(async (tx) => {
-    // Sorted by last_seen (the default), which no index covers, the page reads all the
-    // namespace's rows. PostgreSQL would share that scan with parallel workers, which on a
-    // machine whose cores the server already uses took twice as long as one process alone
-    // (docs/performance.md, device list).
+    // PostgreSQL would share that scan with parallel workers, which on a machine whose cores the
+    // server already uses took twice as long as one process alone (docs/performance.md, device list).
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
-    if (!isCounted) return readPage(tx, { from: devices, where }, page(tx), query);
-    const rows = await page(tx).limit(query.per_page).offset(offsetOf(query));
-    return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
+    const rows = await page(tx);
+    if (isCounted) return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
+    const [counted] = await tx.select({ total: count() }).from(devices).where(where);
+    return { rows, total: counted?.total ?? 0 };
   });
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
