@@ -5,6 +5,7 @@ import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
 import type { Executor, Tx } from "../db";
+import { countRows } from "../db/paging";
 import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
 import { paged } from "../results";
@@ -121,8 +122,7 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
     const rows = await page(tx);
     if (isCounted) return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
-    const [counted] = await tx.select({ total: count() }).from(devices).where(where);
-    return { rows, total: counted?.total ?? 0 };
+    return { rows, total: await countRows(tx, { from: devices, where }) };
   });
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
