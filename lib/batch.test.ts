@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Batcher } from "./batch";
+import { Batcher, inChunks } from "./batch";
 
 describe("Batcher", () => {
   it("runs what is submitted in one step as one batch, and what arrives while it runs as the next", async () => {
@@ -43,5 +43,26 @@ describe("Batcher", () => {
     await Promise.allSettled(failed);
     expect(await batcher.submit("c")).toBe("c");
     await batcher.settled();
+  });
+});
+
+describe("inChunks", () => {
+  it("runs the chunks in order, each after the previous one has finished", async () => {
+    const seen: string[] = [];
+    await inChunks([1, 2, 3, 4, 5], 2, async (chunk) => {
+      seen.push(`start ${chunk.join(",")}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(`end ${chunk.join(",")}`);
+    });
+    expect(seen).toEqual(["start 1,2", "end 1,2", "start 3,4", "end 3,4", "start 5", "end 5"]);
+  });
+
+  it("lets what became ready meanwhile run between chunks", async () => {
+    const seen: string[] = [];
+    await inChunks([1, 2], 1, async (chunk) => {
+      seen.push(`chunk ${chunk[0]}`);
+      if (chunk[0] === 1) setImmediate(() => seen.push("ready"));
+    });
+    expect(seen).toEqual(["chunk 1", "ready", "chunk 2"]);
   });
 });

@@ -1,4 +1,22 @@
 /**
+ * Lets the event loop run what is ready (I/O included) before going on: the embedded database
+ * holds the event loop for as long as a statement runs.
+ */
+export const nextStep = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `work` on `items` `size` at a time, one after the other, with a step of the event loop
+ * between: work done for a whole fleet at once, in statements short enough that the server keeps
+ * answering and accepting connections meanwhile.
+ */
+export async function inChunks<Item>(items: Item[], size: number, work: (chunk: Item[]) => Promise<void>) {
+  for (let start = 0; start < items.length; start += size) {
+    if (start > 0) await nextStep();
+    await work(items.slice(start, start + size));
+  }
+}
+
+/**
  * Runs work submitted one item at a time in batches, one batch at a time: everything submitted
  * while a batch runs goes into the next one, and each item's promise settles with its batch. With
  * no backlog an item runs at once (after the current step, so that what the same step submits
@@ -40,7 +58,7 @@ export class Batcher<Item, Result> {
     try {
       while (this.queue.length > 0) {
         // The embedded database holds the event loop while it works: let what arrived meanwhile join.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextStep();
         const batch = this.queue.splice(0, this.maxBatch);
         this.inFlight = batch.length;
         try {

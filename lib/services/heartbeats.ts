@@ -1,3 +1,4 @@
+import { nextStep } from "../batch";
 import { getConfig } from "../config";
 import { type Db, executePrepared } from "../db";
 import { isDeadlock } from "../errors";
@@ -93,7 +94,7 @@ export class HeartbeatWriter {
     while (this.queue.length > 0) {
       // Let the requests that arrived meanwhile reach the queue: the embedded database holds the
       // event loop while it writes, so without this pause every batch would hold one heartbeat.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextStep();
       const batch = this.queue.splice(0, maxBatch);
       // Another write took them all meanwhile.
       if (batch.length === 0) break;

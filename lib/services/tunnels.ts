@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
 import { tunnels } from "@/models/tunnels";
-import { Batcher } from "../batch";
+import { Batcher, inChunks } from "../batch";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
@@ -207,13 +207,11 @@ const logFailure = (change: OwnershipChange, error: unknown) =>
 
 /**
  * Devices per statement of the work done for all of an instance's tunnels at once (the liveness
- * round, forgetting a stopped instance's rows), with a step of the event loop between statements:
- * on the embedded database a statement holds the event loop while it runs, and 5,000 devices in
- * one took 1.6 s, during which the server answered nothing and accepted no connection.
+ * round, forgetting a stopped instance's rows), run with inChunks: on the embedded database a
+ * statement holds the event loop while it runs, and 5,000 devices in one took 1.6 s, during which
+ * the server answered nothing and accepted no connection.
  */
 const devicesPerStatement = 500;
-
-const nextStep = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Forgets the rows of one instance, or every row when `instance` is undefined; their devices are
@@ -225,9 +223,8 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
     .delete(tunnels)
     .where(instance === undefined ? undefined : eq(tunnels.instance, instance))
     .returning({ deviceUid: tunnels.deviceUid });
-  for (let start = 0; start < gone.length; start += devicesPerStatement) {
-    if (start > 0) await nextStep();
-    const uids = gone.slice(start, start + devicesPerStatement).map((row) => row.deviceUid);
+  await inChunks(gone, devicesPerStatement, async (chunk) => {
+    const uids = chunk.map((row) => row.deviceUid);
     const offline = await db
       .update(devices)
       .set({ online: false })
@@ -240,7 +237,7 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
       )
       .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
     await announceOffline(db, offline, "the server holding its tunnel stopped");
-  }
+  });
 }
 
 /**
@@ -258,13 +255,11 @@ export async function unscopedRefreshTunnelLiveness(
 ) {
   const sorted = deviceUids.toSorted();
   const sessionList = JSON.stringify(sessionUids);
-  for (let start = 0; start < sorted.length; start += devicesPerStatement) {
-    if (start > 0) await nextStep();
-    const chunk = JSON.stringify(sorted.slice(start, start + devicesPerStatement));
+  await inChunks(sorted, devicesPerStatement, async (chunk) => {
     const result = await db.execute(sql`
       with held as (
         select device_uid as uid from ${tunnels}
-        where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${chunk}::jsonb))
+        where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb))
       ), seen as (
         update ${devices} set last_seen = now(), online = true
         from held join ${devices} as earlier on earlier.uid = held.uid
@@ -286,7 +281,7 @@ export async function unscopedRefreshTunnelLiveness(
         cause: "tunnel alive",
       })),
     );
-  }
+  });
 }
 
 /** The instance that holds the device's tunnel, if any does. */
