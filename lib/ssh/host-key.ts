@@ -33,8 +33,10 @@ function generateHostKey(): string {
 export function parsedHostKey(): ParsedKey {
   return processSingleton("parsed host key", () => {
     const parsed = parseSshKey(hostKey());
+    // An ed25519 signature names no hash; a key of another type put in the file keeps ssh2's own
+    // signing, which picks the hash the key exchange asks for.
+    if (parsed.type !== "ssh-ed25519") return parsed;
     const privateKey = createPrivateKey(parsed.getPrivatePEM());
-    // An ed25519 key: its signature names no hash.
     const signWithKeyObject = (data: Buffer) => sign(null, data, privateKey);
     return Object.create(parsed, { sign: { value: signWithKeyObject } }) as ParsedKey;
   });
