@@ -10,7 +10,7 @@ import { unscopedReconcileBilling } from "./services/billing";
 import { unscopedSyncDueConnectors } from "./services/connector-sync";
 import { unscopedPruneTransitions } from "./services/diagnostics";
 import { eventRetentionSeconds, unscopedPurgeEvents } from "./services/events";
-import { unscopedVacuumStalestTable } from "./services/maintenance";
+import { unscopedVacuumDueTable, unscopedVacuumStalestTable } from "./services/maintenance";
 import { unscopedPurgeRateLimits } from "./services/rate-limit";
 import { unscopedPurgeExpiredTerminalTickets } from "./services/terminal";
 import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
@@ -48,10 +48,14 @@ export function startTimers(db: Db, config: Config) {
       : []),
     // The processor is the source of truth: a missed webhook is made good within a day.
     ...(isBillingOn(config) ? [every(86_400, "reconciling billing", () => unscopedReconcileBilling(db))] : []),
-    // A PostgreSQL server vacuums itself (autovacuum); the embedded database, one table every 10 minutes.
+    // A PostgreSQL server vacuums itself (autovacuum); the embedded database, one table every 10
+    // minutes, and every 30 s the table whose dead rows passed autovacuum's threshold, if any.
     ...(config.DATABASE_URL
       ? []
-      : [every(600, "vacuuming the embedded database", () => unscopedVacuumStalestTable(db))]),
+      : [
+          every(600, "vacuuming the embedded database", () => unscopedVacuumStalestTable(db)),
+          every(30, "vacuuming the embedded database's busiest table", () => unscopedVacuumDueTable(db)),
+        ]),
   ];
 }
 

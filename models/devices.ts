@@ -29,7 +29,6 @@ export const devices = pgTable(
     keyProvenAt: timestamp("key_proven_at", { withTimezone: true }),
     status: text("status").$type<DeviceStatus>().notNull().default("pending"),
     statusUpdateAt: timestamp("status_update_at", { withTimezone: true }).notNull().defaultNow(),
-    lastSeen: timestamp("last_seen", { withTimezone: true }).notNull().defaultNow(),
     online: boolean("online").notNull().default(false),
     // Why the server last refused or dropped the device's tunnel, and when (docs/diagnostics.md).
     tunnelError: text("tunnel_error"),
@@ -40,10 +39,9 @@ export const devices = pgTable(
     publicUrl: boolean("public_url").notNull().default(false),
     createdAt: createdAt(),
   },
-  // No index covers last_seen, online, remote_addr or info, the columns every heartbeat sets, so
-  // heartbeat updates are HOT (no index entries; the table's fillfactor of 70, set in the
-  // migration, leaves room on each page). Sorting a list by last_seen and the offline timer read
-  // the table instead (docs/performance.md).
+  // No index covers online, remote_addr or info, the columns a heartbeat sets when they change, so
+  // those updates are HOT (no index entries; the table's fillfactor of 70, set in the migration,
+  // leaves room on each page). last_seen lives in device_presence (models/device-presence.ts).
   (table) => [
     uniqueIndex("devices_tenant_name_key").on(table.tenantId, table.name),
     index("devices_tenant_status_idx").on(table.tenantId, table.status),
@@ -52,5 +50,3 @@ export const devices = pgTable(
     index("devices_name_trgm_idx").using("gin", sql`${table.name} gin_trgm_ops`),
   ],
 );
-
-export type DeviceRow = typeof devices.$inferSelect;

@@ -4,6 +4,7 @@ export * from "./audit";
 export * from "./billing";
 export * from "./connectors";
 export * from "./device-counts";
+export * from "./device-presence";
 export * from "./device-transitions";
 export * from "./devices";
 export * from "./events";

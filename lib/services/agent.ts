@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { type DeviceRow, devices } from "@/models/devices";
+import { type DeviceRow, devicePresence, presenceOfDevice } from "@/models/device-presence";
+import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { DeviceCaller } from "../auth/credentials";
 import { signDeviceToken } from "../auth/jwt";
@@ -22,6 +23,7 @@ import { isProvenCall, keyDigestOf } from "./device-proof";
 import { describeDevice, namespaceState } from "./device-view";
 import { publishEvents } from "./events";
 import { heartbeatWriter } from "./heartbeats";
+import { announceOffline, setOffline } from "./presence";
 import { consumeRateLimit } from "./rate-limit";
 
 /** The device's uid: the same agent (hostname, MAC, key, namespace) always gets the same one. */
@@ -101,7 +103,8 @@ async function registerDevice(
         .onConflictDoNothing({ target: devices.uid })
         .returning();
       if (inserted) {
-        await announceRegistration(db, inserted, "registered by its agent");
+        // Its presence row, added by the insert, was stamped in the same transaction.
+        await announceRegistration(db, { ...inserted, lastSeen: inserted.createdAt }, "registered by its agent");
         return inserted.name;
       }
       // The same agent registered concurrently: use what it got.
@@ -152,8 +155,9 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
   const [keyOwner] = await db
     .select({ uid: devices.uid, name: devices.name })
     .from(devices)
+    .innerJoin(devicePresence, presenceOfDevice)
     .where(and(eq(devices.tenantId, input.tenant_id), eq(devices.keyDigest, keyDigestOf(input.public_key))))
-    .orderBy(desc(sql`${devices.status} = 'accepted'`), desc(devices.lastSeen))
+    .orderBy(desc(sql`${devices.status} = 'accepted'`), desc(devicePresence.lastSeen))
     .limit(1);
   if (!keyOwner) return { uid, name: await registerDevice(db, input, uid, source, isProven) };
   if (!isProven) throw mustSign();
@@ -162,13 +166,13 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
     .set({
       identity: { mac: input.identity.mac.toLowerCase() },
       info: input.info,
-      lastSeen: sql`now()`,
       online: true,
       remoteAddr: source,
       keyProvenAt: sql`coalesce(${devices.keyProvenAt}, now())`,
     })
     .where(eq(devices.uid, keyOwner.uid))
     .returning();
+  await db.update(devicePresence).set({ lastSeen: sql`now()` }).where(eq(devicePresence.uid, keyOwner.uid));
   if (moved) {
     const patch = { identity: moved.identity, info: moved.info, remote_addr: moved.remoteAddr };
     await publishEvents(db, [{ tenantId: moved.tenantId, type: "device.updated", uid: moved.uid, patch }]);
@@ -203,37 +207,17 @@ export async function authenticateDevice(db: Db, input: AuthDeviceInput, source:
 export async function markDeviceOffline(db: Executor, uid: string, caller: DeviceCaller | null) {
   if (caller && caller.uid !== uid) throw forbidden("a device can only mark itself offline");
   const where = caller ? and(eq(devices.uid, uid), eq(devices.tenantId, caller.tenantId)) : eq(devices.uid, uid);
-  const [row] = await db
-    .update(devices)
-    .set({ online: false })
-    .where(where)
-    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+  const [row] = await setOffline(db, where);
   if (!row) throw notFound("device");
   await announceOffline(db, [row], caller ? "the agent said it is stopping" : "tunnel closed");
 }
 
-type OfflineDevice = { uid: string; tenantId: string; lastSeen: Date };
-
-/** Tells the namespaces' live streams that these devices went offline, and why (their transitions keep it). */
-export const announceOffline = (db: Executor, offline: OfflineDevice[], cause: string) =>
-  publishEvents(
-    db,
-    offline.map((device) => ({
-      tenantId: device.tenantId,
-      type: "device.offline" as const,
-      uid: device.uid,
-      patch: { online: false, last_seen: device.lastSeen },
-      cause,
-    })),
-  );
-
 /** Devices that missed their heartbeats go offline; runs on a timer, across namespaces. */
 export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSeconds: number): Promise<number> {
-  const updated = await db
-    .update(devices)
-    .set({ online: false })
-    .where(and(eq(devices.online, true), sql`${devices.lastSeen} < now() - make_interval(secs => ${afterSeconds})`))
-    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+  const updated = await setOffline(
+    db,
+    and(eq(devices.online, true), sql`${devicePresence.lastSeen} < now() - make_interval(secs => ${afterSeconds})`),
+  );
   await announceOffline(db, updated, `no heartbeat for ${afterSeconds} s`);
   return updated.length;
 }

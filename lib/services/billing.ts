@@ -1,7 +1,7 @@
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { billingAccounts, billingEvents } from "@/models/billing";
-import { type DeviceRow, devices } from "@/models/devices";
+import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { users } from "@/models/users";
 import { recordAudit, systemActor } from "../audit/trail";
@@ -314,7 +314,7 @@ async function applySubscription(db: Executor, tenantId: string, subscription: S
 }
 
 /** Tells the namespaces' live streams the devices' new statuses. */
-const announceStatuses = (db: Executor, rows: DeviceRow[]) =>
+const announceStatuses = (db: Executor, rows: (typeof devices.$inferSelect)[]) =>
   publishEvents(
     db,
     rows.map((row) => ({

@@ -5,7 +5,7 @@ import { type DeviceInfo, devices } from "@/models/devices";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
-import { announceOffline, announceRegistration } from "./agent";
+import { announceRegistration } from "./agent";
 import { engineTarget, unscopedSetContainersOffline } from "./connectors";
 import {
   describeEngineFailure,
@@ -16,6 +16,7 @@ import {
   readEngineInfo,
 } from "./container-engine";
 import { publishEvents } from "./events";
+import { announceOffline, announceOnline, type SeenDevice, seenNow, setOffline } from "./presence";
 
 /**
  * The device uid of a container: stable for the connector and the container's id. The NUL
@@ -70,7 +71,7 @@ async function addContainerDevice(db: Executor, connector: ConnectorRow, contain
       await db
         .insert(connectorContainers)
         .values({ deviceUid: uid, connectorUid: connector.uid, containerId: container.Id, image: container.Image });
-      await announceRegistration(db, inserted, "found by its connector");
+      await announceRegistration(db, { ...inserted, lastSeen: inserted.createdAt }, "found by its connector");
       return;
     }
   }
@@ -103,35 +104,16 @@ async function syncContainers(
   const stopped = known.map((row) => row.uid).filter((uid) => !runningUids.includes(uid) && !gone.includes(uid));
 
   if (runningUids.length > 0) {
-    // Running containers are seen now, so the silent-device timer leaves them online; the
-    // self-join reads each row as it was before the update, to announce only those that came online.
+    // Running containers are seen now, so the silent-device timer leaves them online; those that
+    // came online are announced.
     const result = await db.execute(sql`
-      update ${devices} set online = true, last_seen = now()
-      from ${devices} as before
-      where before.uid = ${devices.uid} and ${inArray(devices.uid, runningUids)}
-      returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}, before.online as was_online`);
-    const rows = (
-      result as unknown as { rows: { uid: string; tenant_id: string; last_seen: string; was_online: boolean }[] }
-    ).rows;
-    await publishEvents(
-      db,
-      rows
-        .filter((row) => !row.was_online)
-        .map((row) => ({
-          tenantId: row.tenant_id,
-          type: "device.online" as const,
-          uid: row.uid,
-          patch: { online: true, last_seen: new Date(row.last_seen) },
-          cause: "container running",
-        })),
-    );
+      with running as (select jsonb_array_elements_text(${JSON.stringify(runningUids)}::jsonb) as uid), ${seenNow(sql`running`)}
+      select uid, tenant_id, last_seen from seen join came_online using (uid)`);
+    const rows = (result as unknown as { rows: SeenDevice[] }).rows;
+    await announceOnline(db, rows, "container running");
   }
   if (stopped.length > 0) {
-    const offline = await db
-      .update(devices)
-      .set({ online: false })
-      .where(and(inArray(devices.uid, stopped), eq(devices.online, true)))
-      .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+    const offline = await setOffline(db, and(inArray(devices.uid, stopped), eq(devices.online, true)));
     await announceOffline(db, offline, "container stopped");
   }
   if (gone.length > 0) {

@@ -9,7 +9,6 @@ import { readPage } from "../db/paging";
 import { ApiError, type FieldIssue, notFound, ValidationError } from "../errors";
 import { paged } from "../results";
 import type { CreateConnectorBody, UpdateConnectorBody } from "../schemas/connectors";
-import { announceOffline } from "./agent";
 import { auditChange, audited } from "./audit";
 import {
   describeEngineFailure,
@@ -21,6 +20,7 @@ import {
   readEngineInfo,
 } from "./container-engine";
 import { publishEvents } from "./events";
+import { announceOffline, setOffline } from "./presence";
 
 /** The connector as the API answers it: the TLS key never leaves the server. */
 function describe(row: ConnectorRow, containers: number) {
@@ -266,22 +266,19 @@ export async function getConnectorInfo(db: Executor, scope: Scope, uid: string) 
 
 /** Marks the connector's containers offline (it was disabled, or its engine is out of reach). */
 export async function unscopedSetContainersOffline(db: Executor, connectorUid: string) {
-  const offline = await db
-    .update(devices)
-    .set({ online: false })
-    .where(
-      and(
-        eq(devices.online, true),
-        inArray(
-          devices.uid,
-          db
-            .select({ uid: connectorContainers.deviceUid })
-            .from(connectorContainers)
-            .where(eq(connectorContainers.connectorUid, connectorUid)),
-        ),
+  const offline = await setOffline(
+    db,
+    and(
+      eq(devices.online, true),
+      inArray(
+        devices.uid,
+        db
+          .select({ uid: connectorContainers.deviceUid })
+          .from(connectorContainers)
+          .where(eq(connectorContainers.connectorUid, connectorUid)),
       ),
-    )
-    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+    ),
+  );
   await announceOffline(db, offline, "the connector was disabled or its engine is out of reach");
 }
 

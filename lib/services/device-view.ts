@@ -1,5 +1,6 @@
 import { and, count, eq } from "drizzle-orm";
-import { type DeviceRow, devices } from "@/models/devices";
+import type { DeviceRow } from "@/models/device-presence";
+import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Executor } from "../db";
 import { notFound } from "../errors";

@@ -1,6 +1,7 @@
 import { and, asc, type Column, count, desc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import { deviceCounts } from "@/models/device-counts";
-import { type DeviceRow, type DeviceStatus, devices } from "@/models/devices";
+import { type DeviceRow, deviceColumns, devicePresence, presenceOfDevice } from "@/models/device-presence";
+import { type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
@@ -26,7 +27,7 @@ export const deviceFilterFields: Record<string, FilterField> = {
   online: { column: devices.online, type: "boolean" },
   tags: { column: devices.tags, type: "tags" },
   status: { column: devices.status, type: "text" },
-  last_seen: { column: devices.lastSeen, type: "date" },
+  last_seen: { column: devicePresence.lastSeen, type: "date" },
   created_at: { column: devices.createdAt, type: "date" },
   "info.id": { column: sql`${devices.info}->>'id'`, type: "text" },
   "info.pretty_name": { column: sql`${devices.info}->>'pretty_name'`, type: "text" },
@@ -36,7 +37,7 @@ export const deviceFilterFields: Record<string, FilterField> = {
 };
 
 const sortColumns = {
-  last_seen: devices.lastSeen,
+  last_seen: devicePresence.lastSeen,
   created_at: devices.createdAt,
   status_update_at: devices.statusUpdateAt,
   name: devices.name,
@@ -88,6 +89,9 @@ async function countedDevices(db: Executor, tenantId: string, status?: DeviceSta
 export async function listDevices(db: Executor, scope: Scope, query: ListDevicesQuery, only?: SQL) {
   const where = and(
     eq(devices.tenantId, scope.tenantId),
+    // The same namespace named on the presence rows too: the default order reads them through
+    // their index on (tenant_id, last_seen, uid).
+    eq(devicePresence.tenantId, scope.tenantId),
     only,
     query.status ? eq(devices.status, query.status) : undefined,
     filterToSql(query.filter, deviceFilterFields),
@@ -95,20 +99,20 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
   const direction = query.order_by === "asc" ? asc : desc;
   // The uid breaks ties, so pages never overlap.
   const order = [direction(sortColumns[query.sort_by]), direction(devices.uid)];
-  // The page's uids first, then their rows: sorted by a column no index covers (last_seen, the
-  // default), the sort goes through all the namespace's rows, and it costs less carrying the uid
-  // and the sort column than whole rows (docs/performance.md, device list).
+  const matching = (tx: Executor) =>
+    tx.select({ uid: devices.uid }).from(devices).innerJoin(devicePresence, presenceOfDevice).where(where);
+  // The page's uids first, then their rows: sorted by a column no index covers (any but last_seen,
+  // the default), the sort goes through all the namespace's rows, and it costs less carrying the
+  // uid and the sort column than whole rows (docs/performance.md, device list).
   const page = (tx: Executor) =>
     tx
-      .select()
+      .select(deviceColumns)
       .from(devices)
+      .innerJoin(devicePresence, presenceOfDevice)
       .where(
         inArray(
           devices.uid,
-          tx
-            .select({ uid: devices.uid })
-            .from(devices)
-            .where(where)
+          matching(tx)
             .orderBy(...order)
             .limit(query.per_page)
             .offset(offsetOf(query)),
@@ -122,7 +126,7 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
     const rows = await page(tx);
     if (isCounted) return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
-    return { rows, total: await countRows(tx, { from: devices, where }) };
+    return { rows, total: await countRows(tx, { from: matching(tx).as("matching") }) };
   });
   const namespace = await namespaceState(db, scope.tenantId);
   return paged(
@@ -133,7 +137,11 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
 
 /** A device of the caller's namespace; any other uid, another tenant's included, is a 404. */
 async function findDevice(db: Executor, scope: Scope, uid: string) {
-  const [row] = await db.select().from(devices).where(ofDevice(scope, uid));
+  const [row] = await db
+    .select(deviceColumns)
+    .from(devices)
+    .innerJoin(devicePresence, presenceOfDevice)
+    .where(ofDevice(scope, uid));
   if (!row) throw notFound("device");
   return row;
 }
@@ -146,12 +154,12 @@ export async function getDevice(db: Executor, scope: Scope, uid: string) {
  * Makes a change to one device and records it with the device's name in the audit trail, in
  * one transaction; `details` are what the change set.
  */
-function auditedDeviceChange(
+function auditedDeviceChange<Row extends { uid: string; name: string }>(
   db: Executor,
   scope: Scope,
   action: string,
   details: Record<string, unknown>,
-  change: (tx: Tx) => Promise<DeviceRow>,
+  change: (tx: Tx) => Promise<Row>,
 ) {
   return audited(db, scope, action, change, (row) => ({
     target: { type: "device", id: row.uid },
@@ -170,8 +178,9 @@ export async function updateDevice(
     const [updated] = await tx
       .update(devices)
       .set({ name: input.name, publicUrl: input.public_url })
-      .where(ofDevice(scope, uid))
-      .returning()
+      .from(devicePresence)
+      .where(and(ofDevice(scope, uid), presenceOfDevice))
+      .returning(deviceColumns)
       .catch((error: unknown) => {
         if (isUniqueViolation(error, "devices_tenant_name_key")) {
           throw conflict("a device with this name already exists in the namespace");
@@ -224,8 +233,9 @@ export async function acceptDevice(db: Executor, scope: Scope, uid: string) {
     const [updated] = await tx
       .update(devices)
       .set({ status: "accepted", statusUpdateAt: sql`now()` })
-      .where(ofDevice(scope, uid))
-      .returning();
+      .from(devicePresence)
+      .where(and(ofDevice(scope, uid), presenceOfDevice))
+      .returning(deviceColumns);
     if (!updated) throw notFound("device");
     await auditChange(
       tx,
@@ -254,8 +264,9 @@ export async function setDeviceStatus(db: Executor, scope: Scope, uid: string, w
     const [updated] = await tx
       .update(devices)
       .set({ status, statusUpdateAt: sql`now()` })
-      .where(ofDevice(scope, uid))
-      .returning();
+      .from(devicePresence)
+      .where(and(ofDevice(scope, uid), presenceOfDevice))
+      .returning(deviceColumns);
     if (!updated) throw notFound("device");
     return updated;
   });
@@ -283,14 +294,16 @@ export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag:
     const [updated] = await tx
       .update(devices)
       .set({ tags: sql`array_append(${devices.tags}, ${tag})` })
+      .from(devicePresence)
       .where(
         and(
           ofDevice(scope, uid),
           sql`not (${tag} = any(${devices.tags}))`,
           sql`cardinality(${devices.tags}) < ${maxTagsPerDevice}`,
+          presenceOfDevice,
         ),
       )
-      .returning();
+      .returning(deviceColumns);
     if (updated) return updated;
     const device = await findDevice(tx, scope, uid);
     if (device.tags.includes(tag)) throw conflict(`the device already has the tag '${tag}'`);
@@ -301,7 +314,12 @@ export async function addDeviceTag(db: Executor, scope: Scope, uid: string, tag:
 
 export async function setDeviceTags(db: Executor, scope: Scope, uid: string, tags: string[]) {
   const row = await changeTags(db, scope, uid, async (tx) => {
-    const [updated] = await tx.update(devices).set({ tags }).where(ofDevice(scope, uid)).returning();
+    const [updated] = await tx
+      .update(devices)
+      .set({ tags })
+      .from(devicePresence)
+      .where(and(ofDevice(scope, uid), presenceOfDevice))
+      .returning(deviceColumns);
     if (!updated) throw notFound("device");
     return updated;
   });
@@ -313,8 +331,9 @@ export async function removeDeviceTag(db: Executor, scope: Scope, uid: string, t
     const [updated] = await tx
       .update(devices)
       .set({ tags: sql`array_remove(${devices.tags}, ${tag})` })
-      .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`))
-      .returning();
+      .from(devicePresence)
+      .where(and(ofDevice(scope, uid), sql`${tag} = any(${devices.tags})`, presenceOfDevice))
+      .returning(deviceColumns);
     if (updated) return updated;
     await findDevice(tx, scope, uid);
     throw notFound(`tag '${tag}' on the device`);

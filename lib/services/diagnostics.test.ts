@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { devicePresence } from "@/models/device-presence";
 import { deviceTransitions } from "@/models/device-transitions";
 import { devices } from "@/models/devices";
 import { withTestDatabase } from "@/testing/database";
@@ -29,10 +30,11 @@ describe("a device's transitions", () => {
     await unscopedForgetInstanceTunnels(db, "http://a");
     await unscopedRecordTunnelOwners(db, "http://a", [{ uid: uid, clockSkewMs: null }]);
     await markDeviceOffline(db, uid, { uid, tenantId: scope.tenantId });
+    await db.update(devices).set({ online: true }).where(eq(devices.uid, uid));
     await db
-      .update(devices)
-      .set({ online: true, lastSeen: sql`now() - interval '1 hour'` })
-      .where(eq(devices.uid, uid));
+      .update(devicePresence)
+      .set({ lastSeen: sql`now() - interval '1 hour'` })
+      .where(eq(devicePresence.uid, uid));
     await unscopedMarkSilentDevicesOffline(db, 120);
     expect(await causes(scope, uid)).toEqual([
       "off: no heartbeat for 120 s",

@@ -1,5 +1,6 @@
 import { and, desc, eq, notExists, sql } from "drizzle-orm";
 import { auditEntries } from "@/models/audit";
+import { deviceColumns, devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { deviceTransitions } from "@/models/device-transitions";
 import { devices } from "@/models/devices";
 import { tunnels } from "@/models/tunnels";
@@ -20,8 +21,9 @@ const shownRefusals = 10;
  */
 export async function getDeviceDiagnostics(db: Executor, scope: Scope, uid: string) {
   const [device] = await db
-    .select()
+    .select(deviceColumns)
     .from(devices)
+    .innerJoin(devicePresence, presenceOfDevice)
     .where(and(eq(devices.uid, uid), eq(devices.tenantId, scope.tenantId)));
   if (!device) throw notFound("device");
   const transitions = await db

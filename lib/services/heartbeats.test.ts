@@ -165,6 +165,29 @@ describe("heartbeat writer", () => {
       expect(await sessionLastSeen(untouched)).toBe("2000-01-01T00:00:00.000Z");
     }
   });
+  it("stamps last_seen in the presence row and writes the device's row only when something there changes", async () => {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId);
+    const writer = new HeartbeatWriter(db);
+    // xmin is the transaction that wrote the row's current version.
+    const versions = async () => {
+      const result = await db.execute(sql`
+        select devices.xmin::text as device, device_presence.xmin::text as presence, device_presence.last_seen
+        from devices join device_presence using (uid) where uid = ${uid}`);
+      return (result as unknown as { rows: { device: string; presence: string; last_seen: string }[] }).rows[0];
+    };
+    await writer.record(beatOf(uid, scope.tenantId));
+    const online = await versions();
+    await writer.record(beatOf(uid, scope.tenantId));
+    const steady = await versions();
+    expect(steady?.device).toBe(online?.device);
+    expect(steady?.presence).not.toBe(online?.presence);
+    expect(Date.parse(steady?.last_seen ?? "")).toBeGreaterThan(Date.parse(online?.last_seen ?? ""));
+    await writer.record({ ...beatOf(uid, scope.tenantId), remoteAddr: "203.0.113.4" });
+    expect((await versions())?.device).not.toBe(steady?.device);
+    expect(await deviceRow(uid)).toMatchObject({ remoteAddr: "203.0.113.4", online: true });
+  });
+
   it("sets no indexed column, so that heartbeat updates can be HOT (no new index entries)", async () => {
     const indexes = await db.execute(
       sql`select pg_get_indexdef(indexrelid) as definition from pg_index where indrelid = 'devices'::regclass`,

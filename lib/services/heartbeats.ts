@@ -4,7 +4,7 @@ import { type Db, executePrepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
-import { publishEvents } from "./events";
+import { announceOnline } from "./presence";
 
 export type Heartbeat = {
   uid: string;
@@ -22,35 +22,47 @@ type Row = { uid: string; name: string; tenant_id: string; last_seen: string | D
 /**
  * The batch statement, its parameters the batch as JSON and its uids (sorted): the uids let
  * PostgreSQL find the rows through the primary key in uid order, where the JSON alone (a function
- * it guesses at 100 rows) had it scan the whole table for every batch. Devices get last_seen, online,
- * remote_addr and info, and the row as it was before (`earlier`, the same primary-key lookup
- * again) says which devices were offline. The sessions each agent lists are touched only when
- * they belong to that device in that namespace, and only for the devices the update took (those
- * the call may act for). Most batches list no session; theirs is the statement without them.
+ * it guesses at 100 rows) had it scan the whole table for every batch. `allowed` are the devices
+ * the call may act for; each gets `last_seen` in its narrow presence row, and its `devices` row is
+ * written only when something there changes: it comes online, or its address, its information or
+ * its first proof is new (models/device-presence.ts). The sessions each agent lists are touched
+ * only when they belong to that device in that namespace. Most batches list no session; theirs is
+ * the statement without them.
  */
 const heartbeatStatement = (touchSessions: string) => `
   with beats as (
     select * from jsonb_to_recordset($1::jsonb)
       as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
-  ), updated as (
-    update devices set last_seen = now(), online = true, remote_addr = beats.remote_addr, info = beats.info,
-      key_proven_at = coalesce(devices.key_proven_at, case when beats.proven then now() end)
-    from beats join devices as earlier on earlier.uid = beats.uid
-    where devices.uid = any($2::text[]) and devices.uid = beats.uid and devices.tenant_id = beats.tenant_id
+  ), allowed as (
+    select devices.uid, devices.name, devices.tenant_id, devices.online as was_online,
+      beats.remote_addr, beats.info, beats.proven
+    from beats join devices on devices.uid = beats.uid
+    where devices.uid = any($2::text[]) and devices.tenant_id = beats.tenant_id
       and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
         select from namespaces
         where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
-    returning devices.uid, devices.name, devices.tenant_id, devices.last_seen, earlier.online as was_online
+  ), seen as (
+    update device_presence set last_seen = now() from allowed
+    where device_presence.uid = any($2::text[]) and device_presence.uid = allowed.uid
+    returning device_presence.uid, device_presence.last_seen
+  ), changed as (
+    update devices set online = true, remote_addr = allowed.remote_addr, info = allowed.info,
+      key_proven_at = coalesce(devices.key_proven_at, case when allowed.proven then now() end)
+    from allowed
+    where devices.uid = any($2::text[]) and devices.uid = allowed.uid
+      and (not devices.online or devices.remote_addr <> allowed.remote_addr or devices.info <> allowed.info
+        or allowed.proven and devices.key_proven_at is null)
   )${touchSessions}
-  select uid, name, tenant_id, last_seen, was_online from updated`;
+  select allowed.uid, allowed.name, allowed.tenant_id, seen.last_seen, allowed.was_online
+  from allowed join seen on seen.uid = allowed.uid`;
 
 const withoutSessions = heartbeatStatement("");
 const withSessions = heartbeatStatement(`, touched_sessions as (
     update sessions set last_seen = now()
-    from updated join beats on beats.uid = updated.uid,
+    from allowed join beats on beats.uid = allowed.uid,
       jsonb_array_elements_text(beats.sessions) as listed(uid)
-    where sessions.uid = listed.uid and sessions.device_uid = updated.uid
-      and sessions.tenant_id = updated.tenant_id and sessions.active
+    where sessions.uid = listed.uid and sessions.device_uid = allowed.uid
+      and sessions.tenant_id = allowed.tenant_id and sessions.active
   )`);
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
@@ -145,16 +157,7 @@ export class HeartbeatWriter {
     // Devices this heartbeat brought back online (not those it keeps online): the live streams hear of them.
     const cameOnline = updated.filter((row) => !row.was_online);
     if (cameOnline.length > 0) {
-      void publishEvents(
-        this.db,
-        cameOnline.map((row) => ({
-          tenantId: row.tenant_id,
-          type: "device.online" as const,
-          uid: row.uid,
-          patch: { online: true, last_seen: new Date(row.last_seen) },
-          cause: "heartbeat",
-        })),
-      );
+      void announceOnline(this.db, cameOnline, "heartbeat");
     }
     return new Map(updated.map((row) => [row.uid, row.name]));
   }

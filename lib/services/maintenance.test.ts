@@ -3,8 +3,10 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { newDataDir } from "@/testing/data-dir";
 import { withTestDatabase } from "@/testing/database";
+import { insertDevice } from "@/testing/rows/devices";
+import { seedScope } from "@/testing/rows/namespaces";
 import { type Db, openDatabase, pgliteMaxFiles } from "../db";
-import { unscopedVacuumStalestTable } from "./maintenance";
+import { unscopedVacuumDueTable, unscopedVacuumStalestTable } from "./maintenance";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -32,6 +34,32 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("vacuuming the embedded database"
     expect(never).toEqual([]);
     // The next round starts again with the first table of the last one.
     expect(await unscopedVacuumStalestTable(db)).toBe(vacuumed[0]);
+  });
+
+  it("vacuums a table once its dead rows pass autovacuum's threshold, and none before", async () => {
+    // Statistics reach pg_stat_user_tables at most once a second, unless a flush is asked for.
+    const vacuumDue = async () => {
+      await db.execute(sql`select pg_stat_force_next_flush()`);
+      return unscopedVacuumDueTable(db);
+    };
+    const scope = await seedScope(db);
+    for (let index = 0; index < 100; index++) await insertDevice(db, scope.tenantId);
+    await db.execute(sql`select pg_stat_force_next_flush()`);
+    // Every table vacuumed: none is due.
+    for (const _ of await rows(sql`select relname from pg_stat_user_tables where schemaname = 'public'`)) {
+      await unscopedVacuumStalestTable(db);
+    }
+    expect(await vacuumDue()).toBeUndefined();
+    // 100 live rows: due past 50 + 20 dead ones.
+    await db.execute(sql`update device_presence set last_seen = now() where uid in (select uid from devices limit 60)`);
+    expect(await vacuumDue()).toBeUndefined();
+    await db.execute(sql`update device_presence set last_seen = now() where uid in (select uid from devices limit 20)`);
+    expect(await vacuumDue()).toBe("device_presence");
+    const [after] = await rows<{ dead: number }>(
+      sql`select n_dead_tup::int as dead from pg_stat_user_tables where relname = 'device_presence'`,
+    );
+    expect(after?.dead).toBe(0);
+    expect(await vacuumDue()).toBeUndefined();
   });
 });
 

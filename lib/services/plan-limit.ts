@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { type BillingAccountRow, billingAccounts } from "@/models/billing";
+import { deviceColumns, devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
 import { getConfig, isBillingOn } from "../config";
@@ -56,11 +57,12 @@ export async function mostUsedDevices(db: Executor, tenantId: string, limit?: nu
     .groupBy(sessions.deviceUid)
     .as("used");
   const query = db
-    .select({ device: devices })
+    .select({ device: deviceColumns })
     .from(devices)
+    .innerJoin(devicePresence, presenceOfDevice)
     .leftJoin(used, eq(used.deviceUid, devices.uid))
     .where(and(eq(devices.tenantId, tenantId), eq(devices.status, "accepted")))
-    .orderBy(sql`coalesce(${used.sessions}, 0) desc`, desc(devices.lastSeen), devices.uid);
+    .orderBy(sql`coalesce(${used.sessions}, 0) desc`, desc(devicePresence.lastSeen), devices.uid);
   const rows = limit === undefined ? await query : await query.limit(limit);
   return rows.map((row) => row.device);
 }

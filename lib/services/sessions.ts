@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { type DeviceRow, devices } from "@/models/devices";
+import { type DeviceRow, deviceColumns, devicePresence, presenceOfDevice } from "@/models/device-presence";
+import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import { sessionRecords } from "@/models/session-records";
 import { type SessionRow, sessions } from "@/models/sessions";
@@ -38,9 +39,10 @@ const describeSession = (session: SessionRow, device: DeviceRow, namespace: { na
 
 const withDevice = (db: Executor) =>
   db
-    .select({ session: sessions, device: devices })
+    .select({ session: sessions, device: deviceColumns })
     .from(sessions)
-    .innerJoin(devices, eq(devices.uid, sessions.deviceUid));
+    .innerJoin(devices, eq(devices.uid, sessions.deviceUid))
+    .innerJoin(devicePresence, presenceOfDevice);
 
 async function sessionView(db: Executor, tenantId: string, uid: string) {
   const [row] = await withDevice(db).where(and(eq(sessions.tenantId, tenantId), eq(sessions.uid, uid)));

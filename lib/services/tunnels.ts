@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
 import { tunnels } from "@/models/tunnels";
@@ -6,8 +7,7 @@ import { Batcher, inChunks } from "../batch";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
-import { announceOffline } from "./agent";
-import { publishEvents } from "./events";
+import { announceOffline, announceOnline, type SeenDevice, seenNow, setOffline } from "./presence";
 
 /**
  * The devices that may hold a tunnel: accepted ones, and pending ones, whose tunnel waits
@@ -74,11 +74,9 @@ export async function unscopedTunnelAdmittedDevices(db: Executor, uids: string[]
 // no newer one anywhere, is offline at once (docs/live-status.md): each statement below changes
 // the row and the device's `online` together, and the live streams hear of a change.
 
-type DeviceChange = { uid: string; tenant_id: string; last_seen: string | Date };
+const rowsOf = (result: unknown) => (result as { rows: SeenDevice[] }).rows;
 
-const rowsOf = (result: unknown) => (result as { rows: DeviceChange[] }).rows;
-
-const offlineEvents = (db: Executor, changed: DeviceChange[]) =>
+const offlineEvents = (db: Executor, changed: SeenDevice[]) =>
   announceOffline(
     db,
     changed.map((row) => ({ uid: row.uid, tenantId: row.tenant_id, lastSeen: new Date(row.last_seen) })),
@@ -110,22 +108,11 @@ export async function unscopedRecordTunnelOwners(db: Executor, instance: string,
       where exists (select from ${devices} where ${devices.uid} = opened.uid)
       on conflict (device_uid) do update
         set instance = excluded.instance, connected_at = now(), clock_skew_ms = excluded.clock_skew_ms
-      returning device_uid
-    )
-    update ${devices} set online = true, last_seen = now() from owner
-    where ${devices.uid} = owner.device_uid and not ${devices.online}
-    returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}`);
+      returning device_uid as uid
+    ), ${seenNow(sql`owner`)}
+    select uid, tenant_id, last_seen from seen join came_online using (uid)`);
   const changed = rowsOf(result);
-  await publishEvents(
-    db,
-    changed.map((row) => ({
-      tenantId: row.tenant_id,
-      type: "device.online" as const,
-      uid: row.uid,
-      patch: { online: true, last_seen: new Date(row.last_seen) },
-      cause: "tunnel opened",
-    })),
-  );
+  await announceOnline(db, changed, "tunnel opened");
 }
 
 /**
@@ -140,10 +127,10 @@ export async function unscopedForgetTunnelOwners(db: Executor, instance: string,
       where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(uids.toSorted())}::jsonb))
       returning device_uid
     )
-    update ${devices} set online = false from gone
-    where ${devices.uid} = gone.device_uid and ${devices.online}
+    update ${devices} set online = false from gone, ${devicePresence}
+    where ${devices.uid} = gone.device_uid and ${devices.online} and ${presenceOfDevice}
       and not exists (select from ${tunnels} where device_uid = gone.device_uid and instance <> ${instance})
-    returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}`);
+    returning ${devices.uid}, ${devices.tenantId}, ${devicePresence.lastSeen}`);
   await offlineEvents(db, rowsOf(result));
 }
 
@@ -225,17 +212,14 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
     .returning({ deviceUid: tunnels.deviceUid });
   await inChunks(gone, devicesPerStatement, async (chunk) => {
     const uids = chunk.map((row) => row.deviceUid);
-    const offline = await db
-      .update(devices)
-      .set({ online: false })
-      .where(
-        and(
-          inArray(devices.uid, uids),
-          eq(devices.online, true),
-          sql`not exists (select from ${tunnels} where ${tunnels.deviceUid} = ${devices.uid})`,
-        ),
-      )
-      .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devices.lastSeen });
+    const offline = await setOffline(
+      db,
+      and(
+        inArray(devices.uid, uids),
+        eq(devices.online, true),
+        sql`not exists (select from ${tunnels} where ${tunnels.deviceUid} = ${devices.uid})`,
+      ),
+    );
     await announceOffline(db, offline, "the server holding its tunnel stopped");
   });
 }
@@ -260,27 +244,13 @@ export async function unscopedRefreshTunnelLiveness(
       with held as (
         select device_uid as uid from ${tunnels}
         where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb))
-      ), seen as (
-        update ${devices} set last_seen = now(), online = true
-        from held join ${devices} as earlier on earlier.uid = held.uid
-        where ${devices.uid} = held.uid
-        returning ${devices.uid}, ${devices.tenantId}, ${devices.lastSeen}, earlier.online as was_online
-      ), touched as (
+      ), ${seenNow(sql`held`)}, touched as (
         update ${sessions} set last_seen = now() from seen
         where ${sessions.deviceUid} = seen.uid and ${sessions.active}
           and ${sessions.uid} in (select jsonb_array_elements_text(${sessionList}::jsonb))
       )
-      select uid, tenant_id, last_seen from seen where not was_online`);
-    await publishEvents(
-      db,
-      rowsOf(result).map((row) => ({
-        tenantId: row.tenant_id,
-        type: "device.online" as const,
-        uid: row.uid,
-        patch: { online: true, last_seen: new Date(row.last_seen) },
-        cause: "tunnel alive",
-      })),
-    );
+      select uid, tenant_id, last_seen from seen join came_online using (uid)`);
+    await announceOnline(db, rowsOf(result), "tunnel alive");
   });
 }
 
