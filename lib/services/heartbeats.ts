@@ -35,7 +35,9 @@ const heartbeatStatement = (touchSessions: string) => `
       as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
   ), allowed as (
     select devices.uid, devices.name, devices.tenant_id, devices.online as was_online,
-      beats.remote_addr, beats.info, beats.proven
+      beats.remote_addr, beats.info, beats.proven,
+      not devices.online or devices.remote_addr <> beats.remote_addr or devices.info <> beats.info
+        or beats.proven and devices.key_proven_at is null as is_changed
     from beats join devices on devices.uid = beats.uid
     where devices.uid = any($2::text[]) and devices.tenant_id = beats.tenant_id
       and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
@@ -48,10 +50,7 @@ const heartbeatStatement = (touchSessions: string) => `
   ), changed as (
     update devices set online = true, remote_addr = allowed.remote_addr, info = allowed.info,
       key_proven_at = coalesce(devices.key_proven_at, case when allowed.proven then now() end)
-    from allowed
-    where devices.uid = any($2::text[]) and devices.uid = allowed.uid
-      and (not devices.online or devices.remote_addr <> allowed.remote_addr or devices.info <> allowed.info
-        or allowed.proven and devices.key_proven_at is null)
+    from allowed where allowed.is_changed and devices.uid = allowed.uid
   )${touchSessions}
   select allowed.uid, allowed.name, allowed.tenant_id, seen.last_seen, allowed.was_online
   from allowed join seen on seen.uid = allowed.uid`;
