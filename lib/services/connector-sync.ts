@@ -108,7 +108,7 @@ async function syncContainers(
     // came online are announced.
     const result = await db.execute(sql`
       with running as (select jsonb_array_elements_text(${JSON.stringify(runningUids)}::jsonb) as uid), ${seenNow(sql`running`)}
-      select uid, tenant_id, last_seen from seen join came_online using (uid)`);
+      select uid, tenant_id, last_seen from came_online`);
     const rows = (result as unknown as { rows: SeenDevice[] }).rows;
     await announceOnline(db, rows, "container running");
   }

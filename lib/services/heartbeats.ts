@@ -45,15 +45,14 @@ const heartbeatStatement = (touchSessions: string) => `
         where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
   ), seen as (
     update device_presence set last_seen = now() from allowed
-    where device_presence.uid = any($2::text[]) and device_presence.uid = allowed.uid
-    returning device_presence.uid, device_presence.last_seen
+    where device_presence.uid = allowed.uid
+    returning device_presence.uid, device_presence.last_seen, allowed.name, allowed.tenant_id, allowed.was_online
   ), changed as (
     update devices set online = true, remote_addr = allowed.remote_addr, info = allowed.info,
       key_proven_at = coalesce(devices.key_proven_at, case when allowed.proven then now() end)
     from allowed where allowed.is_changed and devices.uid = allowed.uid
   )${touchSessions}
-  select allowed.uid, allowed.name, allowed.tenant_id, seen.last_seen, allowed.was_online
-  from allowed join seen on seen.uid = allowed.uid`;
+  select uid, name, tenant_id, last_seen, was_online from seen`;
 
 const withoutSessions = heartbeatStatement("");
 const withSessions = heartbeatStatement(`, touched_sessions as (

@@ -7,8 +7,8 @@ import { publishEvents } from "./events";
 /**
  * Two CTEs for a statement that sees devices now: `seen` (uid, tenant_id, last_seen) stamps the
  * presence rows of the uids `held` selects (a CTE or subquery with a `uid` column), and
- * `came_online` (uid) sets `online` on those that were offline, the only ones whose `devices` row
- * is written (models/device-presence.ts). The statement selects from them.
+ * `came_online` (the same columns) sets `online` on those that were offline, the only ones whose
+ * `devices` row is written (models/device-presence.ts). The statement selects from them.
  */
 export const seenNow = (held: SQL) => sql`
   seen as (
@@ -18,7 +18,7 @@ export const seenNow = (held: SQL) => sql`
   ), came_online as (
     update ${devices} set online = true from seen
     where ${devices.uid} = seen.uid and not ${devices.online}
-    returning ${devices.uid}
+    returning seen.uid, seen.tenant_id, seen.last_seen
   )`;
 
 /** Takes the devices `where` selects offline; returns them with their `last_seen`, to announce. */

@@ -110,7 +110,7 @@ export async function unscopedRecordTunnelOwners(db: Executor, instance: string,
         set instance = excluded.instance, connected_at = now(), clock_skew_ms = excluded.clock_skew_ms
       returning device_uid as uid
     ), ${seenNow(sql`owner`)}
-    select uid, tenant_id, last_seen from seen join came_online using (uid)`);
+    select uid, tenant_id, last_seen from came_online`);
   const changed = rowsOf(result);
   await announceOnline(db, changed, "tunnel opened");
 }
@@ -249,7 +249,7 @@ export async function unscopedRefreshTunnelLiveness(
         where ${sessions.deviceUid} = seen.uid and ${sessions.active}
           and ${sessions.uid} in (select jsonb_array_elements_text(${sessionList}::jsonb))
       )
-      select uid, tenant_id, last_seen from seen join came_online using (uid)`);
+      select uid, tenant_id, last_seen from came_online`);
     await announceOnline(db, rowsOf(result), "tunnel alive");
   });
 }
