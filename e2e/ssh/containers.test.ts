@@ -155,8 +155,12 @@ describe("ssh into a container", () => {
     terminal.socket.send(Buffer.from("stty size\n"));
     await waitFor("the terminal's size", () => terminal.output().includes("30 100"));
     terminal.socket.send(JSON.stringify({ type: "resize", cols: 120, rows: 40 }));
-    terminal.socket.send(Buffer.from("stty size\n"));
-    await waitFor("the resized terminal", () => terminal.output().includes("40 120"));
+    // The engine takes a resize through its API, beside the input stream: a command typed at once
+    // can run before the new size is set, so the size is asked again until it shows.
+    await waitFor("the resized terminal", () => {
+      terminal.socket.send(Buffer.from("stty size\n"));
+      return terminal.output().includes("40 120");
+    });
     terminal.socket.send(Buffer.from("exit\n"));
     await terminal.closed;
   });
