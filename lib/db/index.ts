@@ -96,8 +96,13 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
     connectionTimeoutMillis: 10_000,
     statement_timeout: statementTimeoutSeconds * 1000,
   });
-  // An idle client whose server went away emits 'error'; without a handler the process would die.
-  pool.on("error", (error) => log.warn("database connection lost", { error: error.message }));
+  // A client whose server went away emits 'error', idle in the pool or checked out between two
+  // statements of a transaction; without a handler the process would die. The pool repeats an
+  // idle client's error as its own, which the client's handler has logged already.
+  pool.on("connect", (client) =>
+    client.on("error", (error) => log.warn("database connection lost", { error: error.message })),
+  );
+  pool.on("error", () => undefined);
   const db = drizzle({ client: pool, schema });
   // One instance migrates at a time when several start together, on the lock's own connection,
   // where a migration may take as long as it needs.
