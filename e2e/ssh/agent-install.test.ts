@@ -55,7 +55,12 @@ describe.skipIf(!isRoot)("installing the agent with the served installer (needs 
 
   async function stopAgent() {
     if (agent?.child.pid && agent.child.exitCode === null) {
-      process.kill(-agent.child.pid, "SIGTERM");
+      try {
+        process.kill(-agent.child.pid, "SIGTERM");
+      } catch (error) {
+        // The group is gone already: the agent exited and Node has not reported it yet.
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
       await agent.exited;
     }
   }
