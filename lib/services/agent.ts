@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { type DeviceRow, devicePresence, presenceOfDevice } from "@/models/device-presence";
+import { devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { DeviceCaller } from "../auth/credentials";
@@ -23,7 +23,7 @@ import { isProvenCall, keyDigestOf } from "./device-proof";
 import { describeDevice, namespaceState } from "./device-view";
 import { publishEvents } from "./events";
 import { heartbeatWriter } from "./heartbeats";
-import { announceOffline, setOffline } from "./presence";
+import { takeOffline } from "./presence";
 import { consumeRateLimit } from "./rate-limit";
 
 /** The device's uid: the same agent (hostname, MAC, key, namespace) always gets the same one. */
@@ -103,8 +103,7 @@ async function registerDevice(
         .onConflictDoNothing({ target: devices.uid })
         .returning();
       if (inserted) {
-        // Its presence row, added by the insert, was stamped in the same transaction.
-        await announceRegistration(db, { ...inserted, lastSeen: inserted.createdAt }, "registered by its agent");
+        await announceRegistration(db, inserted, "registered by its agent");
         return inserted.name;
       }
       // The same agent registered concurrently: use what it got.
@@ -121,13 +120,14 @@ async function registerDevice(
 }
 
 /**
- * A new pending device: the namespace's live streams get it whole, as the API shows it. Never
- * fails the registration (a namespace deleted meanwhile has no streams left).
+ * A new pending device, as its insert returned it: the namespace's live streams get it whole, as
+ * the API shows it. Never fails the registration (a namespace deleted meanwhile has no streams left).
  */
-export async function announceRegistration(db: Executor, row: DeviceRow, cause: string) {
+export async function announceRegistration(db: Executor, row: typeof devices.$inferSelect, cause: string) {
   try {
     const namespace = await namespaceState(db, row.tenantId);
-    const patch = describeDevice(row, namespace.name, namespace.isFull);
+    // The insert's trigger added its presence row, stamped in the same transaction as created_at.
+    const patch = describeDevice({ ...row, lastSeen: row.createdAt }, namespace.name, namespace.isFull);
     await publishEvents(db, [{ tenantId: row.tenantId, type: "device.registered", uid: row.uid, patch, cause }]);
   } catch (error) {
     log.warn("announcing a registration failed", { device: row.uid, error: errorText(error) });
@@ -207,17 +207,16 @@ export async function authenticateDevice(db: Db, input: AuthDeviceInput, source:
 export async function markDeviceOffline(db: Executor, uid: string, caller: DeviceCaller | null) {
   if (caller && caller.uid !== uid) throw forbidden("a device can only mark itself offline");
   const where = caller ? and(eq(devices.uid, uid), eq(devices.tenantId, caller.tenantId)) : eq(devices.uid, uid);
-  const [row] = await setOffline(db, where);
-  if (!row) throw notFound("device");
-  await announceOffline(db, [row], caller ? "the agent said it is stopping" : "tunnel closed");
+  const offline = await takeOffline(db, where, caller ? "the agent said it is stopping" : "tunnel closed");
+  if (offline.length === 0) throw notFound("device");
 }
 
 /** Devices that missed their heartbeats go offline; runs on a timer, across namespaces. */
 export async function unscopedMarkSilentDevicesOffline(db: Executor, afterSeconds: number): Promise<number> {
-  const updated = await setOffline(
+  const updated = await takeOffline(
     db,
     and(eq(devices.online, true), sql`${devicePresence.lastSeen} < now() - make_interval(secs => ${afterSeconds})`),
+    `no heartbeat for ${afterSeconds} s`,
   );
-  await announceOffline(db, updated, `no heartbeat for ${afterSeconds} s`);
   return updated.length;
 }

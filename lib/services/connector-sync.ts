@@ -16,7 +16,7 @@ import {
   readEngineInfo,
 } from "./container-engine";
 import { publishEvents } from "./events";
-import { announceOffline, announceOnline, type SeenDevice, seenNow, setOffline } from "./presence";
+import { announceOnline, type SeenDevice, seenNow, takeOffline } from "./presence";
 
 /**
  * The device uid of a container: stable for the connector and the container's id. The NUL
@@ -71,7 +71,7 @@ async function addContainerDevice(db: Executor, connector: ConnectorRow, contain
       await db
         .insert(connectorContainers)
         .values({ deviceUid: uid, connectorUid: connector.uid, containerId: container.Id, image: container.Image });
-      await announceRegistration(db, { ...inserted, lastSeen: inserted.createdAt }, "found by its connector");
+      await announceRegistration(db, inserted, "found by its connector");
       return;
     }
   }
@@ -113,8 +113,7 @@ async function syncContainers(
     await announceOnline(db, rows, "container running");
   }
   if (stopped.length > 0) {
-    const offline = await setOffline(db, and(inArray(devices.uid, stopped), eq(devices.online, true)));
-    await announceOffline(db, offline, "container stopped");
+    await takeOffline(db, and(inArray(devices.uid, stopped), eq(devices.online, true)), "container stopped");
   }
   if (gone.length > 0) {
     const removed = await db.delete(devices).where(inArray(devices.uid, gone)).returning({ uid: devices.uid });

@@ -20,7 +20,7 @@ import {
   readEngineInfo,
 } from "./container-engine";
 import { publishEvents } from "./events";
-import { announceOffline, setOffline } from "./presence";
+import { takeOffline } from "./presence";
 
 /** The connector as the API answers it: the TLS key never leaves the server. */
 function describe(row: ConnectorRow, containers: number) {
@@ -266,7 +266,7 @@ export async function getConnectorInfo(db: Executor, scope: Scope, uid: string) 
 
 /** Marks the connector's containers offline (it was disabled, or its engine is out of reach). */
 export async function unscopedSetContainersOffline(db: Executor, connectorUid: string) {
-  const offline = await setOffline(
+  await takeOffline(
     db,
     and(
       eq(devices.online, true),
@@ -278,8 +278,8 @@ export async function unscopedSetContainersOffline(db: Executor, connectorUid: s
           .where(eq(connectorContainers.connectorUid, connectorUid)),
       ),
     ),
+    "the connector was disabled or its engine is out of reach",
   );
-  await announceOffline(db, offline, "the connector was disabled or its engine is out of reach");
 }
 
 /** A device that is a container: where its engine is, and the container's id there. */

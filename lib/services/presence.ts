@@ -21,40 +21,36 @@ export const seenNow = (held: SQL) => sql`
     returning seen.uid, seen.tenant_id, seen.last_seen
   )`;
 
-/** Takes the devices `where` selects offline; returns them with their `last_seen`, to announce. */
-export const setOffline = (db: Executor, where: SQL | undefined) =>
-  db
-    .update(devices)
-    .set({ online: false })
-    .from(devicePresence)
-    .where(and(where, presenceOfDevice))
-    .returning({ uid: devices.uid, tenantId: devices.tenantId, lastSeen: devicePresence.lastSeen });
-
-/** A device as `seenNow`'s CTEs give it. */
+/** A device as `seenNow`'s CTEs and `takeOffline` give it. */
 export type SeenDevice = { uid: string; tenant_id: string; last_seen: string | Date };
 
-type ChangedDevice = { uid: string; tenantId: string; lastSeen: Date };
-
 /** Tells the namespaces' live streams that these devices came online or went offline, and why (their transitions keep it). */
-const announce = (db: Executor, online: boolean, changed: ChangedDevice[], cause: string) =>
+const announce = (db: Executor, online: boolean, changed: SeenDevice[], cause: string) =>
   publishEvents(
     db,
-    changed.map((device) => ({
-      tenantId: device.tenantId,
+    changed.map((row) => ({
+      tenantId: row.tenant_id,
       type: online ? ("device.online" as const) : ("device.offline" as const),
-      uid: device.uid,
-      patch: { online, last_seen: device.lastSeen },
+      uid: row.uid,
+      patch: { online, last_seen: new Date(row.last_seen) },
       cause,
     })),
   );
 
 export const announceOnline = (db: Executor, cameOnline: SeenDevice[], cause: string) =>
-  announce(
-    db,
-    true,
-    cameOnline.map((row) => ({ uid: row.uid, tenantId: row.tenant_id, lastSeen: new Date(row.last_seen) })),
-    cause,
-  );
+  announce(db, true, cameOnline, cause);
 
-export const announceOffline = (db: Executor, offline: ChangedDevice[], cause: string) =>
+export const announceOffline = (db: Executor, offline: SeenDevice[], cause: string) =>
   announce(db, false, offline, cause);
+
+/** Takes the devices `where` selects offline and announces them with `cause`; returns them. */
+export async function takeOffline(db: Executor, where: SQL | undefined, cause: string) {
+  const offline = await db
+    .update(devices)
+    .set({ online: false })
+    .from(devicePresence)
+    .where(and(where, presenceOfDevice))
+    .returning({ uid: devices.uid, tenant_id: devices.tenantId, last_seen: devicePresence.lastSeen });
+  await announceOffline(db, offline, cause);
+  return offline;
+}

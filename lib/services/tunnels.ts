@@ -7,7 +7,7 @@ import { Batcher, inChunks } from "../batch";
 import type { Executor } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
-import { announceOffline, announceOnline, type SeenDevice, seenNow, setOffline } from "./presence";
+import { announceOffline, announceOnline, type SeenDevice, seenNow, takeOffline } from "./presence";
 
 /**
  * The devices that may hold a tunnel: accepted ones, and pending ones, whose tunnel waits
@@ -76,13 +76,6 @@ export async function unscopedTunnelAdmittedDevices(db: Executor, uids: string[]
 
 const rowsOf = (result: unknown) => (result as { rows: SeenDevice[] }).rows;
 
-const offlineEvents = (db: Executor, changed: SeenDevice[]) =>
-  announceOffline(
-    db,
-    changed.map((row) => ({ uid: row.uid, tenantId: row.tenant_id, lastSeen: new Date(row.last_seen) })),
-    "tunnel closed",
-  );
-
 /** Keeps why the server refused or dropped a device's tunnel, for its diagnostics. */
 export async function unscopedRecordTunnelError(db: Executor, deviceUid: string, message: string) {
   await db
@@ -131,7 +124,7 @@ export async function unscopedForgetTunnelOwners(db: Executor, instance: string,
     where ${devices.uid} = gone.device_uid and ${devices.online} and ${presenceOfDevice}
       and not exists (select from ${tunnels} where device_uid = gone.device_uid and instance <> ${instance})
     returning ${devices.uid}, ${devices.tenantId}, ${devicePresence.lastSeen}`);
-  await offlineEvents(db, rowsOf(result));
+  await announceOffline(db, rowsOf(result), "tunnel closed");
 }
 
 type OwnershipChange = { uid: string; opened?: TunnelOpened };
@@ -212,15 +205,15 @@ export async function unscopedForgetInstanceTunnels(db: Executor, instance: stri
     .returning({ deviceUid: tunnels.deviceUid });
   await inChunks(gone, devicesPerStatement, async (chunk) => {
     const uids = chunk.map((row) => row.deviceUid);
-    const offline = await setOffline(
+    await takeOffline(
       db,
       and(
         inArray(devices.uid, uids),
         eq(devices.online, true),
         sql`not exists (select from ${tunnels} where ${tunnels.deviceUid} = ${devices.uid})`,
       ),
+      "the server holding its tunnel stopped",
     );
-    await announceOffline(db, offline, "the server holding its tunnel stopped");
   });
 }
 
