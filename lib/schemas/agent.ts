@@ -1,6 +1,6 @@
-import { createPublicKey } from "node:crypto";
 import { z } from "zod";
 import { type DeviceProof, hexUidShape } from "../protocol";
+import { publicKeyObject } from "../public-key";
 import { tenantId } from "./common";
 import { deviceInfo, deviceUid } from "./devices";
 
@@ -15,7 +15,7 @@ const pemShape = /^-----BEGIN [A-Z ]*PUBLIC KEY-----[\r\n]+[A-Za-z0-9+/=\r\n]+--
 /** Parsing a key is costly: heartbeats check its shape, a new device's key is parsed once. */
 export function isPemPublicKey(value: string): boolean {
   try {
-    createPublicKey(value);
+    publicKeyObject(value);
     return true;
   } catch {
     return false;

@@ -1,13 +1,13 @@
-import { createHash, createPublicKey, verify } from "node:crypto";
+import { createHash, verify } from "node:crypto";
 import { unauthorized } from "../errors";
 import { processSingleton } from "../process-state";
 import { deviceProofLeadSeconds, deviceProofLifetimeSeconds, deviceProofText } from "../protocol";
+import { derOfPem, publicKeyObject } from "../public-key";
 import type { AuthDeviceInput } from "../schemas/agent";
 
 /** SHA-256 (hex) of a PEM key's DER bytes: how a device is found by its key. */
 export function keyDigestOf(pem: string): string {
-  const der = Buffer.from(pem.replace(/-----[^-]*-----|\s/g, ""), "base64");
-  return createHash("sha256").update(der).digest("hex");
+  return createHash("sha256").update(derOfPem(pem)).digest("hex");
 }
 
 // Agents sign once every few minutes and send that proof with each heartbeat: a proof already
@@ -16,7 +16,7 @@ const verifiedProofs = processSingleton("verified device proofs", () => new Map<
 
 function signatureVerifies(publicKeyPem: string, text: string, signature: string): boolean {
   try {
-    const key = createPublicKey(publicKeyPem);
+    const key = publicKeyObject(publicKeyPem);
     const isEdwards = key.asymmetricKeyType === "ed25519" || key.asymmetricKeyType === "ed448";
     return verify(isEdwards ? null : "sha256", Buffer.from(text), key, Buffer.from(signature, "base64"));
   } catch {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
 import { describe, expect, it } from "vitest";
 import { ed25519KeyPair } from "../../testing/ssh-keys";
@@ -31,5 +31,21 @@ describe("sshKeyFromPem", () => {
     expect(sshKeyFromPem(pem)?.type).toBe("ssh-ed25519");
     expect(sshKeyFromWire("ssh-ed25519", publicKey.getPublicSSH())?.getPublicSSH()).toEqual(publicKey.getPublicSSH());
     expect(sshKeyFromPem("not a key")).toBeUndefined();
+  });
+
+  it("checks ed25519 signatures with the key's 32 bytes", () => {
+    const signer = parsed(ed25519KeyPair().private);
+    // SPKI DER of an ed25519 key (RFC 8410): a fixed prefix, then the 32 bytes that end its wire form.
+    const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), signer.getPublicSSH().subarray(-32)]);
+    const key = sshKeyFromPem(
+      createPublicKey({ key: spki, format: "der", type: "spki" }).export({ type: "spki", format: "pem" }).toString(),
+    );
+    expect(key?.getPublicSSH().equals(signer.getPublicSSH())).toBe(true);
+    const data = Buffer.from("session data");
+    const signature = signer.sign(data) as Buffer;
+    expect(key && isValidSignature(key, data, signature)).toBe(true);
+    expect(key && isValidSignature(key, Buffer.from("other data"), signature)).toBe(false);
+    expect(key && isValidSignature(key, data, signature.subarray(1))).toBe(false);
+    expect(key && isValidSignature(key, data, parsed(ed25519KeyPair().private).sign(data) as Buffer)).toBe(false);
   });
 });

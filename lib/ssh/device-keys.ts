@@ -1,5 +1,6 @@
-import { createPublicKey } from "node:crypto";
+import { createPublicKey, verify } from "node:crypto";
 import ssh2, { type ParsedKey } from "ssh2";
+import { derOfPem, ed25519KeyObject, ed25519OfSpki } from "../public-key";
 
 // Keys that devices and users present: turned into SSH wire format, compared, and used to check
 // signatures.
@@ -25,18 +26,17 @@ const mpint = (bytes: Buffer) => wireString((bytes[0] ?? 0) & 0x80 ? Buffer.conc
  */
 export function sshKeyFromPem(pem: string): ParsedKey | undefined {
   try {
-    const jwk = createPublicKey(pem).export({ format: "jwk" });
+    const ed25519 = ed25519OfSpki(derOfPem(pem));
     let blob: Buffer;
-    if (jwk.kty === "RSA" && jwk.n && jwk.e) {
+    if (ed25519) {
+      blob = Buffer.concat([wireString(Buffer.from("ssh-ed25519")), wireString(ed25519)]);
+    } else {
+      const jwk = createPublicKey(pem).export({ format: "jwk" });
+      if (jwk.kty !== "RSA" || !jwk.n || !jwk.e) return undefined;
       const [e, n] = [Buffer.from(jwk.e, "base64url"), Buffer.from(jwk.n, "base64url")];
       blob = Buffer.concat([wireString(Buffer.from("ssh-rsa")), mpint(e), mpint(n)]);
-    } else if (jwk.kty === "OKP" && jwk.crv === "Ed25519" && jwk.x) {
-      blob = Buffer.concat([wireString(Buffer.from("ssh-ed25519")), wireString(Buffer.from(jwk.x, "base64url"))]);
-    } else {
-      return undefined;
     }
-    const type = jwk.kty === "RSA" ? "ssh-rsa" : "ssh-ed25519";
-    return parseSshKey(`${type} ${blob.toString("base64")}`);
+    return parseSshKey(`${ed25519 ? "ssh-ed25519" : "ssh-rsa"} ${blob.toString("base64")}`);
   } catch {
     return undefined;
   }
@@ -50,7 +50,18 @@ export function sshKeyFromWire(algo: string, data: Buffer): ParsedKey | undefine
   return Array.isArray(parsed) ? parsed[0] : parsed;
 }
 
-/** Whether `signature` over `blob` was made with the private half of `key`. */
+/**
+ * Whether `signature` over `blob` was made with the private half of `key`. ssh2 checks an
+ * ed25519 signature with the key as PEM, which OpenSSL decodes anew every time
+ * (lib/public-key.ts); the key's 32 bytes, the last of its wire form, skip that.
+ */
 export function isValidSignature(key: ParsedKey, blob: Buffer, signature: Buffer, hashAlgo?: string): boolean {
+  if (key.type === "ssh-ed25519") {
+    try {
+      return verify(null, blob, ed25519KeyObject(key.getPublicSSH().subarray(-32)), signature);
+    } catch {
+      return false;
+    }
+  }
   return key.verify(blob, signature, hashAlgo as Parameters<ParsedKey["verify"]>[2]) === true;
 }
