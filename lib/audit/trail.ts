@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { apiKeys } from "@/models/api-keys";
 import { type AuditEntryRow, auditEntries } from "@/models/audit";
 import { users } from "@/models/users";
-import type { Executor } from "../db";
+import { type Executor, inTransaction } from "../db";
 import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
 
 export type AuditActor = {
@@ -122,7 +122,7 @@ export async function recordAudits(db: Executor, records: AuditRecord[]): Promis
     else byTenant.set(record.tenantId, [record]);
   }
   if (byTenant.size === 0) return;
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     for (const [tenantId, batch] of byTenant) {
       await tx.execute(chainLock(tenantId));
       const [last] = await tx

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
 import { log } from "../log";
@@ -130,9 +130,25 @@ type DriverClient = {
  */
 export async function executePrepared<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const client = (db as unknown as { $client: DriverClient }).$client;
-  // PGlite (its `waitReady`) has no named statements; node-postgres's pool takes them.
-  const result = "waitReady" in client ? await client.query(text, values) : await client.query({ name, text, values });
+  // PGlite has no named statements; node-postgres's pool takes them.
+  const result = isEmbedded(db) ? await client.query(text, values) : await client.query({ name, text, values });
   return result.rows as Row[];
+}
+
+/**
+ * Whether `db` is the embedded database (PGlite, known by its `waitReady`): one process, one
+ * connection, one transaction at a time. What other connections would need there (advisory
+ * locks, notifications) has no one to wait for or to tell.
+ */
+export function isEmbedded(db: Executor): boolean {
+  // A transaction has no client of its own: taken as a server's, the safe side.
+  const client = (db as unknown as { $client?: DriverClient }).$client;
+  return client !== undefined && "waitReady" in client;
+}
+
+/** Runs `work` in `db`'s transaction if it is one (no savepoint), else in a new transaction. */
+export function inTransaction<T>(db: Executor, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db instanceof PgTransaction ? work(db as Tx) : db.transaction(work);
 }
 
 export function openDatabase(

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, gte, lt, max, min, sql } from "drizzle-orm";
 import { deviceTransitions } from "@/models/device-transitions";
 import { events } from "@/models/events";
 import { type AuditRecord, recordAudits, systemActor } from "../audit/trail";
-import type { Executor } from "../db";
+import { type Executor, isEmbedded } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
@@ -100,6 +100,8 @@ function webhookEventOf(event: NewEvent): WebhookEvent[] {
  * Writes events one transaction at a time, each transaction all the events queued meanwhile.
  * The transaction holds an advisory lock from before its ids are taken until its commit, so ids
  * become visible in order on every instance: a reader that saw id N missed nothing below it.
+ * The embedded database runs one transaction at a time and has one instance: no lock there, and
+ * no notification (the writer pokes its own reader).
  */
 class EventWriter {
   private queue: Waiting[] = [];
@@ -126,7 +128,7 @@ class EventWriter {
       const batch = this.queue.splice(0, maxBatch);
       try {
         await this.db.transaction(async (tx) => {
-          await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
+          if (!isEmbedded(this.db)) await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
           await tx.insert(events).values(
             batch.map(({ event }) => ({
               tenantId: event.tenantId,
@@ -147,7 +149,7 @@ class EventWriter {
             tx,
             batch.flatMap(({ event }) => webhookEventOf(event)),
           );
-          await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
+          if (!isEmbedded(this.db)) await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
         });
       } catch (error) {
         // The change itself is done; only its announcement is lost (clients see it when they refetch).
