@@ -29,7 +29,8 @@ describe("inTransaction", () => {
       });
     });
     await expect(failing).rejects.toThrow("fails");
-    const { rows } = await db.execute<{ count: number }>(sql`select count(*)::int as count from in_transaction_probe`);
+    const counted = await db.execute(sql`select count(*)::int as count from in_transaction_probe`);
+    const { rows } = counted as unknown as { rows: { count: number }[] };
     expect(rows[0]?.count).toBe(0);
     await db.execute(sql`drop table in_transaction_probe`);
   });
