@@ -44,6 +44,11 @@ function stampRequest(request: IncomingMessage) {
 }
 
 async function main() {
+  // When whatever reads the output goes away (a closed pipe), every write fails (EPIPE). An
+  // unhandled stream error is reported by the uncaught-error handler Next.js installs, on the
+  // same closed stream, which fails again: a loop that held a core and kept SIGTERM's stop from
+  // ever finishing. The server goes on without its output instead.
+  for (const output of [process.stdout, process.stderr]) output.on("error", () => undefined);
   const isDev = process.argv.includes("--dev");
   const config = getConfig();
   reportDescriptorLimit();

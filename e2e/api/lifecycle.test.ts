@@ -357,6 +357,18 @@ describe("server life cycle", () => {
     await expectGracefulStop("server");
   });
 
+  it("on SIGTERM exits 0 when whatever read its output has gone (a closed pipe)", async () => {
+    const server = await start({ ...(await freshData()), LOG_LEVEL: "info" });
+    server.process.stdout?.destroy();
+    server.process.stderr?.destroy();
+    // Every request is logged: each write now fails with EPIPE.
+    for (let index = 0; index < 3; index += 1) {
+      expect((await fetch(`${server.url}/api/healthcheck`)).status).toBe(200);
+    }
+    server.process.kill("SIGTERM");
+    expect(await waitForExit(server.process, 20_000)).toBe(0);
+  });
+
   // A supervisor's signal reaches npm, which relays it to the server.
   it("on SIGTERM to `npm start` finishes the requests in flight and exits 0", async () => {
     await expectGracefulStop("npm");
