@@ -106,8 +106,12 @@ function webhookEventOf(event: NewEvent): WebhookEvent[] {
 class EventWriter {
   private queue: Waiting[] = [];
   private isWriting = false;
+  /** Other instances may write and read events: the lock orders ids, the notification wakes them. */
+  private readonly isShared: boolean;
 
-  constructor(private readonly db: Executor) {}
+  constructor(private readonly db: Executor) {
+    this.isShared = !isEmbedded(db);
+  }
 
   write(batch: NewEvent[]): Promise<void> {
     if (batch.length === 0) return Promise.resolve();
@@ -128,7 +132,7 @@ class EventWriter {
       const batch = this.queue.splice(0, maxBatch);
       try {
         await this.db.transaction(async (tx) => {
-          if (!isEmbedded(this.db)) await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
+          if (this.isShared) await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
           await tx.insert(events).values(
             batch.map(({ event }) => ({
               tenantId: event.tenantId,
@@ -149,7 +153,7 @@ class EventWriter {
             tx,
             batch.flatMap(({ event }) => webhookEventOf(event)),
           );
-          if (!isEmbedded(this.db)) await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
+          if (this.isShared) await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
         });
       } catch (error) {
         // The change itself is done; only its announcement is lost (clients see it when they refetch).

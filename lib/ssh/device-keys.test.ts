@@ -35,11 +35,13 @@ describe("sshKeyFromPem", () => {
 
   it("checks ed25519 signatures with the key's 32 bytes", () => {
     const signer = parsed(ed25519KeyPair().private);
-    // SPKI DER of an ed25519 key (RFC 8410): a fixed prefix, then the 32 bytes that end its wire form.
-    const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), signer.getPublicSSH().subarray(-32)]);
-    const key = sshKeyFromPem(
-      createPublicKey({ key: spki, format: "der", type: "spki" }).export({ type: "spki", format: "pem" }).toString(),
-    );
+    // The PEM an agent sends for this key: OpenSSL writes it from the 32 bytes that end its wire form.
+    const x = signer.getPublicSSH().subarray(-32).toString("base64url");
+    const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" }).export({
+      type: "spki",
+      format: "pem",
+    });
+    const key = sshKeyFromPem(pem.toString());
     expect(key?.getPublicSSH().equals(signer.getPublicSSH())).toBe(true);
     const data = Buffer.from("session data");
     const signature = signer.sign(data) as Buffer;
