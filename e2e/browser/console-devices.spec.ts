@@ -74,16 +74,18 @@ test("devices list: URL state, tabs, bulk accept with a failure named, live offl
   // A real agent goes offline without a reload when it stops.
   const agent = startAgent(baseURL ?? "", account.tenant);
   try {
-    await expect
-      .poll(async () => {
-        const pending = await page.request.get("/api/devices?status=pending&per_page=100", {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        return ((await pending.json()) as { name: string; uid: string }[]).find((d) => d.name === agent.hostname)?.uid;
-      })
-      .toBeTruthy();
-    const list = await (await page.request.get("/api/devices?status=pending&per_page=100")).json();
-    const uid = list.find((device: { name: string }) => device.name === agent.hostname).uid;
+    // toPass, not expect.poll: it also retries a request that failed. The test's HTTP client reuses a
+    // connection idle since the sign-in and, unlike a browser, does not retry a GET when the server
+    // closes that connection just as the request leaves (its idle keep-alive time has run out).
+    let uid = "";
+    await expect(async () => {
+      const pending = await page.request.get("/api/devices?status=pending&per_page=100", {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const device = ((await pending.json()) as { name: string; uid: string }[]).find((d) => d.name === agent.hostname);
+      expect(device).toBeDefined();
+      uid = device?.uid ?? "";
+    }).toPass({ timeout: 10_000 });
     expect(
       (await page.request.patch(`/api/devices/${uid}/accept`, { headers: { origin: baseURL ?? "" } })).status(),
     ).toBe(200);
