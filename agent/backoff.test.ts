@@ -23,14 +23,15 @@ describe("back-off", () => {
 });
 
 describe("Retry-After", () => {
-  it("waits the seconds asked for, lengthened by up to half at random", () => {
+  it("waits the seconds asked for, lengthened by up to a second and a tenth at random", () => {
     expect(retryAfterDelay("10", () => 0)).toBe(10_000);
-    expect(retryAfterDelay("10", () => 0.5)).toBe(12_500);
-    expect(retryAfterDelay(" 4 ", () => 0.999999)).toBe(6_000);
+    expect(retryAfterDelay("10", () => 0.5)).toBe(11_000);
+    expect(retryAfterDelay(" 40 ", () => 0.999999)).toBe(45_000);
+    expect(retryAfterDelay("0", () => 0.5)).toBe(500);
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const delay = retryAfterDelay("3") ?? 0;
       expect(delay).toBeGreaterThanOrEqual(3_000);
-      expect(delay).toBeLessThanOrEqual(4_500);
+      expect(delay).toBeLessThanOrEqual(4_300);
     }
   });
 

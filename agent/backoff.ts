@@ -26,9 +26,13 @@ export class Backoff {
 }
 
 /**
- * The delay a server asked for with `Retry-After` (seconds, or an HTTP date), lengthened by up to
- * half at random so that the agents it refused together do not come back together; never shorter
- * than asked. Undefined when the header is missing or unreadable.
+ * The delay a server asked for with `Retry-After` (seconds, or an HTTP date), never shorter than
+ * asked, lengthened at random by up to a second plus a tenth of it. The second is the header's
+ * granule: a server that spreads the agents it refuses over its free slots still gives many of
+ * them the same whole second, and they should arrive spread over it, not at its start. The tenth
+ * keeps agents that a server refused together with one same delay from coming back together, while
+ * a long wait is not drawn out much past what the server scheduled. Undefined when the header is
+ * missing or unreadable.
  */
 export function retryAfterDelay(
   header: string | null | undefined,
@@ -39,5 +43,6 @@ export function retryAfterDelay(
   // An HTTP date names its weekday and month: bare numbers other than seconds are no date.
   const asked = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - now : Number.NaN;
   if (!Number.isFinite(asked)) return undefined;
-  return Math.round(Math.max(0, asked) * (1 + 0.5 * random()));
+  const wait = Math.max(0, asked);
+  return Math.round(wait + random() * (1_000 + wait / 10));
 }

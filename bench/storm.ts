@@ -52,6 +52,10 @@ class Fleet {
   dropped = 0;
   isRestarting = false;
   isStopping = false;
+  /** When each tunnel came up and each 429 came (performance.now()), and the seconds each 429 asked. */
+  readonly upTimes: number[] = [];
+  readonly busyTimes: number[] = [];
+  readonly askedSeconds: number[] = [];
   private lastUp = 0;
 
   constructor(
@@ -76,6 +80,7 @@ class Fleet {
         agent.client = client;
         this.connected += 1;
         this.lastUp = performance.now();
+        this.upTimes.push(this.lastUp);
         client.once("close", () => {
           this.connected -= 1;
           agent.client = undefined;
@@ -87,6 +92,8 @@ class Fleet {
       } catch (error) {
         if (error instanceof TunnelRefused && error.status === 429) {
           this.refusedBusy += 1;
+          this.busyTimes.push(performance.now());
+          this.askedSeconds.push(Number(error.retryAfter));
           await settle(retryAfterDelay(error.retryAfter) ?? backoff.next());
         } else {
           const reason = error instanceof TunnelRefused ? `refused ${error.status}` : (error as Error).message;
@@ -101,6 +108,26 @@ class Fleet {
     this.isStopping = true;
     for (const agent of this.agents) agent.client?.end();
   }
+}
+
+/**
+ * Tunnels up and 429s in each 10 s from `startedAt`, and the Retry-After asked: how the admission
+ * spread the fleet over the storm.
+ */
+function stormTimeline(fleet: Fleet, startedAt: number) {
+  const perWindow = (times: number[]) => {
+    const counts: number[] = [];
+    for (const at of times) {
+      if (at < startedAt) continue;
+      const window = Math.floor((at - startedAt) / 10_000);
+      while (counts.length <= window) counts.push(0);
+      counts[window] = (counts[window] ?? 0) + 1;
+    }
+    return counts.join(" ");
+  };
+  const asked = fleet.askedSeconds.filter((_, index) => (fleet.busyTimes[index] ?? 0) >= startedAt);
+  const mean = asked.reduce((sum, value) => sum + value, 0) / Math.max(1, asked.length);
+  return `up ${perWindow(fleet.upTimes)}; 429 ${perWindow(fleet.busyTimes)}; Retry-After mean ${mean.toFixed(1)} s, max ${Math.max(0, ...asked)} s`;
 }
 
 type Sample = { ms: number; status: number };
@@ -287,6 +314,7 @@ export async function stormBenchmark(args: Map<string, string>) {
     print(
       `answered 429: ${fleet.refusedBusy - busyBefore}; failures: ${fleet.failureCount - failuresBefore} ${JSON.stringify(Object.fromEntries(fleet.failures))}; tunnels dropped once up: ${fleet.dropped}; CPU ${stormCpu}`,
     );
+    print(`per 10 s after the start: ${stormTimeline(fleet, started)}`);
     print(
       `API during the storm:      ${latency(storm)} (goal p99 < ${goals.apiP99Ms} ms: ${verdict(stormP99 < goals.apiP99Ms)})`,
     );
