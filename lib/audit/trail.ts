@@ -4,6 +4,7 @@ import { apiKeys } from "@/models/api-keys";
 import { type AuditEntryRow, auditEntries } from "@/models/audit";
 import { users } from "@/models/users";
 import { type Executor, inTransaction } from "../db";
+import { insertRows } from "../db/insert-rows";
 import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
 
 export type AuditActor = {
@@ -151,8 +152,9 @@ export async function recordAudits(db: Executor, records: AuditRecord[]): Promis
         previousHash = auditHash(row);
         return { ...row, hash: previousHash };
       });
-      const written = await tx.insert(auditEntries).values(rows).returning();
-      await enqueueWebhookEvents(tx, written.sort((a, b) => a.id - b.id).flatMap(webhookEventsOf));
+      const ids = await insertRows(tx, auditEntries, rows);
+      const written = rows.map((row, index) => ({ ...row, id: ids[index] ?? 0 }));
+      await enqueueWebhookEvents(tx, written.flatMap(webhookEventsOf));
     }
   });
 }

@@ -4,6 +4,7 @@ import { deviceTransitions } from "@/models/device-transitions";
 import { events } from "@/models/events";
 import { type AuditRecord, recordAudits, systemActor } from "../audit/trail";
 import { type Executor, isEmbedded } from "../db";
+import { insertRows } from "../db/insert-rows";
 import { errorText } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
@@ -46,7 +47,7 @@ type Waiting = { event: NewEvent; done: () => void };
 function transitionOf(event: NewEvent) {
   if (event.cause === undefined) return [];
   const online = event.type === "device.online" || (event.type === "device.registered" && event.patch.online === true);
-  return [{ deviceUid: event.uid, tenantId: event.tenantId, at: sql`clock_timestamp()`, online, cause: event.cause }];
+  return [{ deviceUid: event.uid, tenantId: event.tenantId, online, cause: event.cause }];
 }
 
 /**
@@ -133,18 +134,24 @@ class EventWriter {
       try {
         await this.db.transaction(async (tx) => {
           if (this.isShared) await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
-          await tx.insert(events).values(
+          await insertRows(
+            tx,
+            events,
             batch.map(({ event }) => ({
               tenantId: event.tenantId,
               type: event.type,
               subject: event.uid,
-              // The time of the write, under the lock: times rise with ids.
-              at: sql`clock_timestamp()`,
               patch: event.patch,
             })),
+            // The time of the write, under the lock: times rise with ids.
+            { at: sql`clock_timestamp()` },
           );
-          const transitions = batch.flatMap(({ event }) => transitionOf(event));
-          if (transitions.length > 0) await tx.insert(deviceTransitions).values(transitions);
+          await insertRows(
+            tx,
+            deviceTransitions,
+            batch.flatMap(({ event }) => transitionOf(event)),
+            { at: sql`clock_timestamp()` },
+          );
           await recordAudits(
             tx,
             batch.flatMap(({ event }) => auditOf(event)),
