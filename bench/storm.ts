@@ -52,10 +52,9 @@ class Fleet {
   dropped = 0;
   isRestarting = false;
   isStopping = false;
-  /** When each tunnel came up and each 429 came (performance.now()), and the seconds each 429 asked. */
+  /** When each tunnel came up, and when each 429 came with the seconds it asked (performance.now()). */
   readonly upTimes: number[] = [];
-  readonly busyTimes: number[] = [];
-  readonly askedSeconds: number[] = [];
+  readonly refusals: { at: number; askedSeconds: number }[] = [];
   private lastUp = 0;
 
   constructor(
@@ -92,8 +91,7 @@ class Fleet {
       } catch (error) {
         if (error instanceof TunnelRefused && error.status === 429) {
           this.refusedBusy += 1;
-          this.busyTimes.push(performance.now());
-          this.askedSeconds.push(Number(error.retryAfter));
+          this.refusals.push({ at: performance.now(), askedSeconds: Number(error.retryAfter) });
           await settle(retryAfterDelay(error.retryAfter) ?? backoff.next());
         } else {
           const reason = error instanceof TunnelRefused ? `refused ${error.status}` : (error as Error).message;
@@ -125,9 +123,10 @@ function stormTimeline(fleet: Fleet, startedAt: number) {
     }
     return counts.join(" ");
   };
-  const asked = fleet.askedSeconds.filter((_, index) => (fleet.busyTimes[index] ?? 0) >= startedAt);
+  const refusals = fleet.refusals.filter((refusal) => refusal.at >= startedAt);
+  const asked = refusals.map((refusal) => refusal.askedSeconds);
   const mean = asked.reduce((sum, value) => sum + value, 0) / Math.max(1, asked.length);
-  return `up ${perWindow(fleet.upTimes)}; 429 ${perWindow(fleet.busyTimes)}; Retry-After mean ${mean.toFixed(1)} s, max ${Math.max(0, ...asked)} s`;
+  return `up ${perWindow(fleet.upTimes)}; 429 ${perWindow(refusals.map((refusal) => refusal.at))}; Retry-After mean ${mean.toFixed(1)} s, max ${Math.max(0, ...asked)} s`;
 }
 
 type Sample = { ms: number; status: number };

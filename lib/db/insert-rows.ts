@@ -21,16 +21,16 @@ export async function insertRows<T extends TableWithId>(
   const [first] = rows;
   if (first === undefined) return [];
   const columns = getTableColumns(table);
-  const given = Object.keys(first).map((key) => {
+  const columnOf = (key: string) => {
     const column = columns[key];
     if (!column) throw new Error(`${key} is not a column of the table`);
-    return { key, column };
-  });
-  const named = Object.entries(computed as Record<string, SQL>).map(([key, value]) => {
-    const column = columns[key];
-    if (!column) throw new Error(`${key} is not a column of the table`);
-    return { column, value };
-  });
+    return column;
+  };
+  const given = Object.keys(first).map((key) => ({ key, column: columnOf(key) }));
+  const named = Object.entries(computed as Record<string, SQL>).map(([key, value]) => ({
+    column: columnOf(key),
+    value,
+  }));
   const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const targets = [...given.map(({ column }) => column.name), ...named.map(({ column }) => column.name)];
   const values = [sql.raw(given.map(({ key }) => `r.${quoted(key)}`).join(", ")), ...named.map(({ value }) => value)];
