@@ -167,7 +167,12 @@ export async function startDockerEngine(): Promise<DockerEngine> {
       () => `the Docker engine to answer; its log:\n${output.stderr.slice(-3000)}`,
       async () => {
         if (started.exitCode !== null) throw new Error(`dockerd exited:\n${output.stderr.slice(-3000)}`);
-        return (await runToExit("docker", ["-H", `unix://${socket}`, "version"], { seconds: 10 })).code === 0;
+        // A probe that hangs (the daemon has the socket but is still starting) is a no, not a
+        // failure: the wait's 60 s decide.
+        return runToExit("docker", ["-H", `unix://${socket}`, "version"], { seconds: 10 }).then(
+          (run) => run.code === 0,
+          () => false,
+        );
       },
       60,
     );
