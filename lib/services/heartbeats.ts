@@ -1,10 +1,9 @@
 import { nextStep } from "../batch";
-import { getConfig } from "../config";
 import { type Db, executePrepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
-import { announceOnline } from "./presence";
+import { announceOnline, type SeenDevice } from "./presence";
 
 export type Heartbeat = {
   uid: string;
@@ -17,7 +16,8 @@ export type Heartbeat = {
   proven: boolean;
 };
 
-type Row = { uid: string; name: string; tenant_id: string; last_seen: string | Date; was_online: boolean };
+/** `last_seen` only for the devices the batch brought online: the others' is not needed, and a date parsed per row was 3% of the server's time at full load. */
+type Row = { uid: string; name: string; tenant_id: string; last_seen: string | Date | null };
 
 /**
  * The batch statement, its parameters the batch as JSON and its uids (sorted): the uids let
@@ -52,7 +52,7 @@ const heartbeatStatement = (touchSessions: string) => `
       key_proven_at = coalesce(devices.key_proven_at, case when allowed.proven then now() end)
     from allowed where allowed.is_changed and devices.uid = allowed.uid
   )${touchSessions}
-  select uid, name, tenant_id, last_seen, was_online from seen`;
+  select uid, name, tenant_id, case when was_online then null else last_seen end as last_seen from seen`;
 
 const withoutSessions = heartbeatStatement("");
 const withSessions = heartbeatStatement(`, touched_sessions as (
@@ -66,21 +66,19 @@ const withSessions = heartbeatStatement(`, touched_sessions as (
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
 const maxBatch = 5_000;
-// Writes in flight at once. On a PostgreSQL server a batch waits for its commit (WAL flush): a
-// second write overlaps that wait, while more would only cut the batches smaller, each statement
-// costing the database its planning and its commit. The embedded database runs one statement at
-// a time, so one write in flight lets the next batch gather everything that arrives meanwhile.
-const maxWrites = () => (getConfig().DATABASE_URL ? 2 : 1);
-
 /**
- * Group commit for agent heartbeats. Heartbeats that arrive while writes are running wait for
- * the next one, which writes them all in one statement; each is answered once the statement
+ * Group commit for agent heartbeats. Heartbeats that arrive while a write runs wait for the
+ * next one, which writes them all in one statement; each is answered once the statement
  * holding it has committed, so a crash never loses an acknowledged heartbeat. With no backlog a
  * heartbeat is written at once: batching adds no delay, only fewer statements under load.
  */
 export class HeartbeatWriter {
   private queue: Waiting[] = [];
-  private writing = 0;
+  // One write in flight, on both databases: everything that arrives meanwhile waits for the next
+  // batch. A second write in flight (overlapping the first one's commit) answered 10% fewer
+  // heartbeats at 64 connections on PostgreSQL: two smaller batches cost the server and the
+  // database more than the overlap saved (docs/performance.md).
+  private isWriting = false;
   /** Totals since start, logged at shutdown: statements per heartbeat is what batching saves. */
   readonly totals = { heartbeats: 0, statements: 0 };
 
@@ -95,19 +93,17 @@ export class HeartbeatWriter {
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
       this.totals.heartbeats += 1;
-      if (this.writing < maxWrites()) void this.drain();
+      if (!this.isWriting) void this.drain();
     });
   }
 
   private async drain() {
-    this.writing += 1;
+    this.isWriting = true;
     while (this.queue.length > 0) {
       // Let the requests that arrived meanwhile reach the queue: the embedded database holds the
       // event loop while it writes, so without this pause every batch would hold one heartbeat.
       await nextStep();
       const batch = this.queue.splice(0, maxBatch);
-      // Another write took them all meanwhile.
-      if (batch.length === 0) break;
       try {
         const names = await this.writeRetryingDeadlocks(batch.map((waiting) => waiting.beat));
         for (const waiting of batch) waiting.resolve(names.get(waiting.beat.uid));
@@ -116,13 +112,13 @@ export class HeartbeatWriter {
         for (const waiting of batch) waiting.reject(error);
       }
     }
-    this.writing -= 1;
+    this.isWriting = false;
   }
 
   /**
    * Rows are written in uid order: found through the primary key they are locked in that order,
-   * found by a scan in the table's order, and two batches in flight, planned alike, never lock
-   * the rows they share crosswise. A deadlock with other work on the same rows (which PostgreSQL
+   * found by a scan in the table's order, and the batches of two instances, planned alike, never
+   * lock the rows they share crosswise. A deadlock with other work on the same rows (which PostgreSQL
    * breaks by aborting one statement) costs a retry, not the batch's heartbeats.
    */
   private async writeRetryingDeadlocks(beats: Heartbeat[]): Promise<Map<string, string>> {
@@ -153,7 +149,7 @@ export class HeartbeatWriter {
     const uids = beats.map((beat) => beat.uid);
     const updated = await executePrepared<Row>(this.db, name, text, [JSON.stringify(rows), uids]);
     // Devices this heartbeat brought back online (not those it keeps online): the live streams hear of them.
-    const cameOnline = updated.filter((row) => !row.was_online);
+    const cameOnline = updated.filter((row): row is SeenDevice & Row => row.last_seen !== null);
     if (cameOnline.length > 0) {
       void announceOnline(this.db, cameOnline, "heartbeat");
     }
