@@ -8,7 +8,7 @@ import type { DeviceKey, ServerKeyPin } from "./identity";
 import { type DeviceCredentials, type Registration, RegistrationError } from "./registration";
 
 const keepaliveMs = 30_000;
-const connectTimeoutMs = 20_000;
+export const connectTimeoutMs = 20_000;
 
 export type TunnelPhase = "idle" | "connecting" | "connected" | "waiting" | "stopped";
 

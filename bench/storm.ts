@@ -1,5 +1,6 @@
 import type { Client } from "ssh2";
 import { Backoff, retryAfterDelay } from "../agent/backoff";
+import { connectTimeoutMs } from "../agent/tunnel";
 import { ensureBuild } from "../lib/build/ensure-build";
 import { descriptorLimit } from "../lib/process-health";
 import { type RunningServer, startServer } from "../testing/server";
@@ -75,7 +76,7 @@ class Fleet {
     const backoff = new Backoff();
     while (!this.isStopping) {
       try {
-        const client = await openTunnel(this.baseUrl, agent, 60_000);
+        const client = await openTunnel(this.baseUrl, agent, connectTimeoutMs);
         agent.client = client;
         this.connected += 1;
         this.lastUp = performance.now();

@@ -9,9 +9,10 @@ import { isRoot } from "@/testing/ssh";
 import { waitFor } from "@/testing/wait";
 
 /**
- * Tunnel admission under load: a server that may set up one tunnel at a time answers the next
- * upgrade 429 with Retry-After and a JSON message, and a real agent refused so comes back after
- * the wait and gets its tunnel.
+ * Tunnel admission under load: a server that may set up one tunnel at a time holds the next
+ * upgrades in line, takes them in order as the place frees, answers the one past the line 429
+ * with Retry-After and a JSON message, and a real agent refused so comes back after the wait and
+ * gets its tunnel.
  */
 
 /** The answer to a tunnel upgrade with `token`, when the server does not switch protocols. */
@@ -69,7 +70,7 @@ describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)"
     return device.token;
   }
 
-  it("answers 429 with Retry-After while the handshakes are taken, and the agent comes back for its tunnel", async () => {
+  it("holds upgrades in line while the place is taken, answers 429 past the line, and the refused agent comes back for its tunnel", async () => {
     // A tunnel whose SSH handshake never starts holds the one place until it closes.
     const holder = new WebSocket(`${server.url.replace(/^http/, "ws")}/agent/tunnel`, {
       headers: { authorization: `Bearer ${await acceptedDeviceToken()}` },
@@ -79,10 +80,21 @@ describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)"
       holder.once("error", reject);
     });
     try {
+      // Before any set-up completes the server guesses a second each: its line holds 10 s, ten
+      // upgrades. These carry no valid token, so each is refused (401) once its turn comes.
+      let answered = 0;
+      const inLine = Array.from({ length: 10 }, async (_, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index * 50));
+        const answer = await refusedUpgrade(server.url, "not-a-device-token");
+        answered += 1;
+        return answer.status;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const refused = await refusedUpgrade(server.url, await acceptedDeviceToken());
       expect(refused.status).toBe(429);
-      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(10);
       expect(refused.body.message).toMatch(/too many tunnels/);
+      expect(answered).toBe(0);
 
       const agent = startAgent(server.url, namespace.tenantId);
       try {
@@ -91,6 +103,7 @@ describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)"
           () => agent.output().includes("(429)"),
         );
         holder.close();
+        expect(await Promise.all(inLine)).toEqual(Array(10).fill(401));
         await agent.tunnelUp();
       } finally {
         await agent.stop();

@@ -1,64 +1,179 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { TunnelAdmission } from "./tunnel-admission";
 
+/** Enters `count` tunnels: how many wait in line (their answer pending) and the waits the others were asked. */
+async function enterMany(admission: TunnelAdmission, count: number) {
+  const answers = Array.from({ length: count }, () => {
+    let answer: { retryAfterSeconds: number } | undefined | "pending" = "pending";
+    void admission.enter({}).then((given) => {
+      answer = given;
+    });
+    return () => answer;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  const given = answers.map((answer) => answer());
+  return {
+    held: given.filter((answer) => answer === "pending").length,
+    waits: given.flatMap((answer) => (typeof answer === "object" ? [answer.retryAfterSeconds] : [])),
+  };
+}
+
+/** Completes `count` set-ups of `ms` each, `maxInProgress` at a time, on the clock `clock`. */
+function completeSetUps(admission: TunnelAdmission, clock: { now: number }, count: number, ms: number) {
+  for (let index = 0; index < count; index += 1) {
+    const tunnel = {};
+    void admission.enter(tunnel);
+    clock.now += ms;
+    admission.leave(tunnel, true);
+  }
+}
+
 describe("tunnel admission", () => {
-  it("takes tunnels up to the limit, queued writes counted, and takes one more once one leaves", () => {
-    const admission = new TunnelAdmission(2, () => 0);
-    const [first, second, third] = [{}, {}, {}];
-    expect(admission.enter(first)).toBeUndefined();
-    expect(admission.enter(second, 1)).toEqual({ retryAfterSeconds: 1 });
-    expect(admission.enter(second)).toBeUndefined();
-    expect(admission.enter(third)).toBeDefined();
-    admission.leave(first, false);
-    admission.leave(first, false);
-    expect(admission.size).toBe(1);
-    expect(admission.enter(third)).toBeUndefined();
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
-  it("gives each refused tunnel the next slot at the rate the server sets tunnels up, at most a minute ahead", () => {
-    let now = 0;
-    const admission = new TunnelAdmission(2, () => now);
-    // Set-ups of 4 s with 2 at a time: a tunnel every 2 s.
+  it("takes tunnels up to the limit and holds the next in line until a place frees, first come first in", async () => {
+    const admission = new TunnelAdmission(
+      2,
+      () => 0,
+      () => 0,
+    );
+    const [first, second, third, fourth] = [{}, {}, {}, {}];
+    await expect(admission.enter(first)).resolves.toBeUndefined();
+    await expect(admission.enter(second)).resolves.toBeUndefined();
+    const order: object[] = [];
+    const thirdIn = admission.enter(third).then((answer) => order.push(third) && answer);
+    const fourthIn = admission.enter(fourth).then((answer) => order.push(fourth) && answer);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([admission.size, admission.waiting, order.length]).toEqual([2, 2, 0]);
+
+    admission.leave(first, true);
+    await expect(thirdIn).resolves.toBeUndefined();
+    expect([admission.size, admission.waiting]).toEqual([2, 1]);
+    admission.leave(second, false);
+    admission.leave(second, false);
+    await expect(fourthIn).resolves.toBeUndefined();
+    expect(order).toEqual([third, fourth]);
+    expect([admission.size, admission.waiting]).toEqual([2, 0]);
+  });
+
+  it("counts queued writes as places taken, and lets the line in as they finish", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    let queuedWrites = 1;
+    const admission = new TunnelAdmission(
+      2,
+      () => queuedWrites,
+      () => 0,
+    );
+    await expect(admission.enter({})).resolves.toBeUndefined();
+    let isIn = false;
+    void admission.enter({}).then(() => {
+      isIn = true;
+    });
+    vi.advanceTimersByTime(500);
+    await Promise.resolve();
+    expect(isIn).toBe(false);
+    queuedWrites = 0;
+    vi.advanceTimersByTime(100);
+    await Promise.resolve();
+    expect([isIn, admission.size, admission.waiting]).toEqual([true, 2, 0]);
+  });
+
+  it("asks an upgrade held the longest wait to come back, when the server went slower than its estimate", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const clock = { now: 0 };
+    const admission = new TunnelAdmission(
+      1,
+      () => 0,
+      () => clock.now,
+    );
+    // One set-up of a second: the line holds 10.
+    completeSetUps(admission, clock, 1, 1_000);
+    await admission.enter({});
+    const answers: unknown[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const tunnel = {};
-      admission.enter(tunnel);
-      now += 4_000;
-      admission.leave(tunnel, true);
+      void admission.enter({}).then((answer) => answers.push(answer));
+      clock.now += 3_000;
     }
-    admission.enter({});
-    admission.enter({});
-    const waits = Array.from({ length: 4 }, () => admission.enter({})?.retryAfterSeconds);
-    expect(waits).toEqual([2, 4, 6, 8]);
-    const later = Array.from({ length: 200 }, () => admission.enter({})?.retryAfterSeconds ?? 0);
-    expect(Math.max(...later)).toBe(60);
+    vi.advanceTimersByTime(100);
+    await Promise.resolve();
+    expect([answers, admission.waiting]).toEqual([[], 3]);
+    clock.now = 1_000 + 10_000;
+    vi.advanceTimersByTime(100);
+    await Promise.resolve();
+    expect(answers).toEqual([{ retryAfterSeconds: 3 }]);
+    expect(admission.waiting).toBe(2);
   });
 
-  it("reads the rate from the first set-ups after a start: a few fast ones spread the refused thinly", () => {
-    let now = 0;
-    const admission = new TunnelAdmission(64, () => now);
+  it("lets a tunnel that leaves while in line go without ever counting it in", async () => {
+    const admission = new TunnelAdmission(
+      1,
+      () => 0,
+      () => 0,
+    );
+    const [holder, waiting] = [{}, {}];
+    await admission.enter(holder);
+    const answer = admission.enter(waiting);
+    admission.leave(waiting, false);
+    await expect(answer).resolves.toBeUndefined();
+    expect([admission.size, admission.waiting]).toEqual([1, 0]);
+    admission.leave(holder, true);
+    expect(admission.size).toBe(0);
+  });
+
+  it("holds 10 s of set-ups in line, then gives each refused tunnel the next slot after it, at most a minute ahead", async () => {
+    const clock = { now: 0 };
+    const admission = new TunnelAdmission(
+      2,
+      () => 0,
+      () => clock.now,
+    );
+    // Set-ups of 4 s with 2 at a time: a tunnel every 2 s, so the line holds 5.
+    completeSetUps(admission, clock, 3, 4_000);
+    await enterMany(admission, 2);
+    const { held, waits } = await enterMany(admission, 9);
+    expect(held).toBe(5);
+    expect(waits).toEqual([12, 14, 16, 18]);
+    const later = await enterMany(admission, 200);
+    expect(later.held).toBe(0);
+    expect(Math.max(...later.waits)).toBe(60);
+  });
+
+  it("reads the rate from the first set-ups after a start: a few fast ones make the line long and the waits short", async () => {
+    const clock = { now: 0 };
+    const admission = new TunnelAdmission(
+      64,
+      () => 0,
+      () => clock.now,
+    );
     const tunnels = Array.from({ length: 64 }, () => ({}));
-    for (const tunnel of tunnels) admission.enter(tunnel);
+    for (const tunnel of tunnels) void admission.enter(tunnel);
     // Two set-ups done in half a second: 128 a second while 64 are in progress.
-    now = 500;
+    clock.now = 500;
     admission.leave(tunnels[0] ?? {}, true);
     admission.leave(tunnels[1] ?? {}, true);
-    admission.enter({});
-    admission.enter({});
-    const waits = Array.from({ length: 1_000 }, () => admission.enter({})?.retryAfterSeconds ?? 0);
-    expect(Math.max(...waits)).toBe(8);
+    await enterMany(admission, 2);
+    const { held, waits } = await enterMany(admission, 2_280);
+    expect(held).toBe(1_280);
+    expect(Math.max(...waits)).toBe(18);
   });
 
-  it("counts a set-up that did not complete out of the rate", () => {
-    let now = 0;
-    const admission = new TunnelAdmission(1, () => now);
-    const [abandoned, completed] = [{}, {}];
-    admission.enter(abandoned);
-    now = 50_000;
+  it("counts a set-up that did not complete out of the rate", async () => {
+    const clock = { now: 0 };
+    const admission = new TunnelAdmission(
+      1,
+      () => 0,
+      () => clock.now,
+    );
+    const abandoned = {};
+    void admission.enter(abandoned);
+    clock.now = 50_000;
     admission.leave(abandoned, false);
-    admission.enter(completed);
-    now += 500;
-    admission.leave(completed, true);
-    admission.enter({});
-    expect(admission.enter({})?.retryAfterSeconds).toBe(1);
+    // One set-up of 500 ms: two a second, so 20 in line and the next asked to come in 11 s (10.5).
+    completeSetUps(admission, clock, 1, 500);
+    await enterMany(admission, 1);
+    const { held, waits } = await enterMany(admission, 21);
+    expect([held, waits]).toEqual([20, [11]]);
   });
 });

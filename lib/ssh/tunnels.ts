@@ -176,13 +176,13 @@ export class TunnelEndpoint {
   /** What tells the admission that a device's tunnel in progress is registered. */
   private readonly registering = new WeakMap<TunnelDevice, () => void>();
 
-  /** `maxHandshakes`: tunnels in progress (and ownership writes queued) at once, more wait (429). */
+  /** `maxHandshakes`: tunnels in progress (and ownership writes queued) at once; more wait in line, then 429. */
   constructor(
     private readonly db: Db,
     maxHandshakes: number,
   ) {
-    this.admission = new TunnelAdmission(maxHandshakes);
     this.ownership = new TunnelOwnershipWriter(db, () => registry().instance);
+    this.admission = new TunnelAdmission(maxHandshakes, () => this.ownership.backlog);
     this.admitted = tunnelAdmissionReader(db);
   }
 
@@ -195,22 +195,26 @@ export class TunnelEndpoint {
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
-    // Checked first, as the cheapest answer: a fleet coming back at once is spread out.
+    // Checked first, as the cheapest answer: a fleet coming back at once waits in line or is spread out.
     const handshake = {};
-    const busy = this.admission.enter(handshake, this.ownership.backlog);
+    let deadline: NodeJS.Timeout | undefined;
+    const leave = (completed: boolean) => {
+      clearTimeout(deadline);
+      this.admission.leave(handshake, completed);
+    };
+    // However the attempt ends before its registration (refused, given up by the agent in line or
+    // later, cut off).
+    socket.once("close", () => leave(false));
+    const busy = await this.admission.enter(handshake);
     if (busy) {
       const { retryAfterSeconds } = busy;
       return refuseUpgrade(socket, 429, "too many tunnels are being set up: try again later", {
         "Retry-After": String(retryAfterSeconds),
       });
     }
-    const deadline = setTimeout(() => socket.destroy(), setUpMs);
-    const leave = (completed: boolean) => {
-      clearTimeout(deadline);
-      this.admission.leave(handshake, completed);
-    };
-    // However the attempt ends before its registration (refused, given up by the agent, cut off).
-    socket.once("close", () => leave(false));
+    // The agent gave up while its upgrade waited in line.
+    if (socket.destroyed) return;
+    deadline = setTimeout(() => socket.destroy(), setUpMs);
     try {
       await this.admit(request, socket, head, leave);
     } catch (error) {
