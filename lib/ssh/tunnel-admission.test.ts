@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TunnelAdmission } from "./tunnel-admission";
 
-/** Enters `count` tunnels: how many wait in line (their answer pending) and the waits the others were asked. */
+/** Enters `count` tunnels: how many wait in line, and the waits they were asked so far (in order). */
 async function enterMany(admission: TunnelAdmission, count: number) {
   const answers = Array.from({ length: count }, () => {
     let answer: { retryAfterSeconds: number } | undefined | "pending" = "pending";
@@ -10,12 +10,24 @@ async function enterMany(admission: TunnelAdmission, count: number) {
     });
     return () => answer;
   });
-  await new Promise((resolve) => setImmediate(resolve));
-  const given = answers.map((answer) => answer());
+  await settle();
   return {
-    held: given.filter((answer) => answer === "pending").length,
-    waits: given.flatMap((answer) => (typeof answer === "object" ? [answer.retryAfterSeconds] : [])),
+    held: answers.filter((answer) => answer() === "pending").length,
+    waits: () =>
+      answers.flatMap((answer) => {
+        const given = answer();
+        return typeof given === "object" ? [given.retryAfterSeconds] : [];
+      }),
   };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Sets the clock to `ms` and lets the line's timer run once. */
+async function passTime(clock: { now: number }, ms: number) {
+  clock.now = ms;
+  vi.advanceTimersByTime(100);
+  await settle();
 }
 
 /** Completes `count` set-ups of `ms` each, `maxInProgress` at a time, on the clock `clock`. */
@@ -80,7 +92,7 @@ describe("tunnel admission", () => {
     expect([isIn, admission.size, admission.waiting]).toEqual([true, 2, 0]);
   });
 
-  it("asks an upgrade held the longest wait to come back, when the server went slower than its estimate", async () => {
+  it("asks upgrades held 15 s to come back, each given a slot after those that stay", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const clock = { now: 0 };
     const admission = new TunnelAdmission(
@@ -88,7 +100,7 @@ describe("tunnel admission", () => {
       () => 0,
       () => clock.now,
     );
-    // One set-up of a second: the line holds 10.
+    // One set-up of a second: a tunnel a second.
     completeSetUps(admission, clock, 1, 1_000);
     await admission.enter({});
     const answers: unknown[] = [];
@@ -96,12 +108,9 @@ describe("tunnel admission", () => {
       void admission.enter({}).then((answer) => answers.push(answer));
       clock.now += 3_000;
     }
-    vi.advanceTimersByTime(100);
-    await Promise.resolve();
+    await passTime(clock, 1_000 + 14_999);
     expect([answers, admission.waiting]).toEqual([[], 3]);
-    clock.now = 1_000 + 10_000;
-    vi.advanceTimersByTime(100);
-    await Promise.resolve();
+    await passTime(clock, 1_000 + 15_000);
     expect(answers).toEqual([{ retryAfterSeconds: 3 }]);
     expect(admission.waiting).toBe(2);
   });
@@ -122,25 +131,28 @@ describe("tunnel admission", () => {
     expect(admission.size).toBe(0);
   });
 
-  it("holds 10 s of set-ups in line, then gives each refused tunnel the next slot after it, at most a minute ahead", async () => {
+  it("holds every upgrade in line, then gives those still there after 15 s the next slots, at most a minute ahead", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const clock = { now: 0 };
     const admission = new TunnelAdmission(
       2,
       () => 0,
       () => clock.now,
     );
-    // Set-ups of 4 s with 2 at a time: a tunnel every 2 s, so the line holds 5.
+    // Set-ups of 4 s with 2 at a time: a tunnel every 2 s.
     completeSetUps(admission, clock, 3, 4_000);
     await enterMany(admission, 2);
-    const { held, waits } = await enterMany(admission, 9);
-    expect(held).toBe(5);
-    expect(waits).toEqual([12, 14, 16, 18]);
+    const line = await enterMany(admission, 4);
+    expect(line.held).toBe(4);
+    await passTime(clock, clock.now + 15_000);
+    expect(line.waits()).toEqual([2, 4, 6, 8]);
     const later = await enterMany(admission, 200);
-    expect(later.held).toBe(0);
-    expect(Math.max(...later.waits)).toBe(60);
+    await passTime(clock, clock.now + 15_000);
+    expect(Math.max(...later.waits())).toBe(60);
   });
 
-  it("reads the rate from the first set-ups after a start: a few fast ones make the line long and the waits short", async () => {
+  it("reads the rate from the first set-ups after a start: a few fast ones make the waits short", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const clock = { now: 0 };
     const admission = new TunnelAdmission(
       64,
@@ -154,12 +166,13 @@ describe("tunnel admission", () => {
     admission.leave(tunnels[0] ?? {}, true);
     admission.leave(tunnels[1] ?? {}, true);
     await enterMany(admission, 2);
-    const { held, waits } = await enterMany(admission, 2_280);
-    expect(held).toBe(1_280);
-    expect(Math.max(...waits)).toBe(18);
+    const line = await enterMany(admission, 1_000);
+    await passTime(clock, clock.now + 15_000);
+    expect(Math.max(...line.waits())).toBe(8);
   });
 
   it("counts a set-up that did not complete out of the rate", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const clock = { now: 0 };
     const admission = new TunnelAdmission(
       1,
@@ -170,10 +183,11 @@ describe("tunnel admission", () => {
     void admission.enter(abandoned);
     clock.now = 50_000;
     admission.leave(abandoned, false);
-    // One set-up of 500 ms: two a second, so 20 in line and the next asked to come in 11 s (10.5).
+    // One set-up of 500 ms: two a second.
     completeSetUps(admission, clock, 1, 500);
     await enterMany(admission, 1);
-    const { held, waits } = await enterMany(admission, 21);
-    expect([held, waits]).toEqual([20, [11]]);
+    const line = await enterMany(admission, 3);
+    await passTime(clock, clock.now + 15_000);
+    expect(line.waits()).toEqual([1, 1, 2]);
   });
 });

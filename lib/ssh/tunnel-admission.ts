@@ -9,13 +9,15 @@ const durationsKept = 64;
  */
 const maxWaitMs = 60_000;
 /**
- * How long a line of upgrades held open may take to clear at the server's rate, and the longest
- * an upgrade is held. A held upgrade starts the moment a place frees, where a refused one comes
- * back at a time guessed in advance: the line keeps the server busy through a storm. One held
- * this long is answered 429 after all (the server went slower than its estimate), well inside
- * the agent's 20 s limit for the upgrade's answer.
+ * The longest an upgrade waits in line, held open, for a place: then it is answered 429 after
+ * all, inside the agent's 20 s limit for the upgrade's answer. A held upgrade starts the moment
+ * a place frees, where a refused one comes back at a time guessed in advance: the line keeps
+ * the server busy through a storm. The line is bounded by this time alone: bounded by 10 s of
+ * set-ups at the estimated rate, it refused hundreds in a storm's first seconds, while the
+ * estimate is low because the process is cold, and asked them to wait up to 26 s
+ * (docs/performance.md).
  */
-const maxLineMs = 10_000;
+const maxHoldMs = 15_000;
 /** How often the line is looked at: places free as queued writes finish, and the longest held are let go. */
 const lineCheckMs = 100;
 
@@ -26,11 +28,11 @@ type Held = { tunnel: object; since: number; answer: (refusal: Refusal | undefin
  * Admission of tunnel upgrades under load (a fleet reconnecting after a restart): at most
  * `maxInProgress` tunnels between their upgrade and their registration (the device looked up,
  * the SSH handshake, the forwarding), with the ownership writes still queued (`queuedWrites`)
- * counted alongside. One more waits in line, its upgrade held open, for the next free place, as
- * long as the line clears within `maxLineMs` and for at most that long. Past that it is asked
- * to come back later (429, Retry-After) instead of being taken on and timing out: each refused
- * agent gets the next free slot of a schedule served, after the line, at the rate the server
- * sets tunnels up, so the refused ones come back spread out, not together.
+ * counted alongside. One more waits in line, its upgrade held open, for the next free place, for
+ * at most `maxHoldMs`. Then it is asked to come back later (429, Retry-After) instead of being
+ * taken on and timing out: each refused agent gets the next free slot of a schedule served,
+ * after the line, at the rate the server sets tunnels up, so the refused ones come back spread
+ * out, not together.
  */
 export class TunnelAdmission {
   /** Each tunnel in progress, and when it entered. */
@@ -57,10 +59,9 @@ export class TunnelAdmission {
   }
 
   /**
-   * Counts `tunnel` in: at once when there is a place, after its wait in line when the line is
-   * short enough. Otherwise, or when it waited in line the longest wait, answers the seconds it
-   * should wait. A tunnel that leaves while in line (its connection closed) is answered at once
-   * and never counted in.
+   * Counts `tunnel` in: at once when there is a place, else after its wait in line. Answers the
+   * seconds it should wait when it waited in line the longest wait. A tunnel that leaves while in
+   * line (its connection closed) is answered at once and never counted in.
    */
   enter(tunnel: object): Promise<Refusal | undefined> {
     const now = this.now();
@@ -68,21 +69,20 @@ export class TunnelAdmission {
       this.inProgress.set(tunnel, now);
       return Promise.resolve(undefined);
     }
-    if ((this.line.length + 1) * this.msEach() <= maxLineMs) {
-      return new Promise((answer) => {
-        this.line.push({ tunnel, since: now, answer });
-        this.lineTimer ??= setInterval(() => this.admitFromLine(), lineCheckMs).unref();
-      });
-    }
-    return Promise.resolve(this.refusal(now));
+    return new Promise((answer) => {
+      this.line.push({ tunnel, since: now, answer });
+      this.lineTimer ??= setInterval(() => this.admitFromLine(), lineCheckMs).unref();
+    });
   }
 
   /** `tunnel` is registered (`completed`) or gone; a second call changes nothing. */
   leave(tunnel: object, completed: boolean) {
-    const held = this.line.findIndex((waiting) => waiting.tunnel === tunnel);
-    if (held >= 0) this.line.splice(held, 1)[0]?.answer(undefined);
     const enteredAt = this.inProgress.get(tunnel);
-    if (enteredAt !== undefined) {
+    if (enteredAt === undefined) {
+      // Not in progress: perhaps in line (a tunnel is never both).
+      const held = this.line.findIndex((waiting) => waiting.tunnel === tunnel);
+      if (held >= 0) this.line.splice(held, 1)[0]?.answer(undefined);
+    } else {
       this.inProgress.delete(tunnel);
       if (completed) {
         this.durationsMs.push(this.now() - enteredAt);
@@ -107,11 +107,12 @@ export class TunnelAdmission {
       this.inProgress.set(held.tunnel, this.now());
       held.answer(undefined);
     }
+    // The line is in order of arrival: those held the longest wait are at its head. Each is given
+    // a slot after those that stay.
     const now = this.now();
-    for (let held = this.line[0]; held && now - held.since >= maxLineMs; held = this.line[0]) {
-      this.line.shift();
-      held.answer(this.refusal(now));
-    }
+    const firstStaying = this.line.findIndex((held) => now - held.since < maxHoldMs);
+    const letGo = this.line.splice(0, firstStaying === -1 ? this.line.length : firstStaying);
+    for (const held of letGo) held.answer(this.refusal(now));
     if (this.line.length === 0 && this.lineTimer) {
       clearInterval(this.lineTimer);
       this.lineTimer = undefined;
@@ -120,19 +121,14 @@ export class TunnelAdmission {
 
   /** The next free slot of the schedule after the line, at most `maxWaitMs` ahead. */
   private refusal(now: number): Refusal {
-    const msEach = this.msEach();
+    const msEach = 1000 / this.setUpsPerSecond();
     const slot = Math.min(Math.max(now + this.line.length * msEach, this.lastSlotMs) + msEach, now + maxWaitMs);
     this.lastSlotMs = slot;
     return { retryAfterSeconds: Math.max(1, Math.ceil((slot - now) / 1000)) };
   }
 
-  /** Milliseconds between set-ups at the server's rate when full. */
-  private msEach(): number {
-    return 1000 / this.setUpsPerSecond();
-  }
-
   /**
-   * The server's rate when full (the only time it holds or refuses): as many set-ups as may be in
+   * The server's rate when full (the only time it refuses): as many set-ups as may be in
    * progress, over the time the latest ones took (Little's law). Unlike the count of recent
    * completions, it is right from the first few, while the count is still low just after a
    * restart: read that way, it gave the first refused agents slots so far apart that the rest of
