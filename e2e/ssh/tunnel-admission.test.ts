@@ -10,13 +10,13 @@ import { waitFor } from "@/testing/wait";
 
 /**
  * Tunnel admission under load: a server that may set up one tunnel at a time holds the next
- * upgrades in line, answers those held 15 s 429 with Retry-After and a JSON message, starts a
- * held one as soon as the place frees, and a real agent refused so comes back after the wait
- * and gets its tunnel.
+ * upgrades in line (those with a device token: one without is refused at once), answers those
+ * held 15 s 429 with Retry-After and a JSON message, starts a held one as soon as the place
+ * frees, and a real agent refused so comes back after the wait and gets its tunnel.
  */
 
-/** The answer to a tunnel upgrade with `token`, when the server does not switch protocols. */
-function refusedUpgrade(baseUrl: string, token: string) {
+/** The answer to a tunnel upgrade with `token`: 101 when the server switches protocols (the connection is then closed). */
+function upgradeAnswer(baseUrl: string, token: string) {
   return new Promise<{ status: number; retryAfter?: string; body: { message?: string } }>((resolve, reject) => {
     const sent = request(`${baseUrl}/agent/tunnel`, {
       headers: {
@@ -27,7 +27,10 @@ function refusedUpgrade(baseUrl: string, token: string) {
         authorization: `Bearer ${token}`,
       },
     });
-    sent.on("upgrade", () => reject(new Error("the upgrade was taken")));
+    sent.on("upgrade", (_response, socket) => {
+      socket.destroy();
+      resolve({ status: 101, body: {} });
+    });
     sent.on("response", (response) => {
       let text = "";
       response.on("data", (chunk) => {
@@ -81,7 +84,9 @@ describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)"
     });
     try {
       const heldAt = Date.now();
-      const held = refusedUpgrade(server.url, await acceptedDeviceToken());
+      const held = upgradeAnswer(server.url, await acceptedDeviceToken());
+      // Without a device token an upgrade takes no place in the line: refused at once.
+      expect((await upgradeAnswer(server.url, "not-a-device-token")).status).toBe(401);
       const agent = startAgent(server.url, namespace.tenantId);
       try {
         const refused = await held;
@@ -94,11 +99,11 @@ describe.skipIf(!isRoot)("tunnel admission (needs root: the agent runs as root)"
           () => agent.output().includes("(429)"),
         );
 
-        // This one carries no valid token: taken from the line as soon as the place frees, it is refused 401.
-        const next = refusedUpgrade(server.url, "not-a-device-token");
+        // Taken from the line as soon as the place frees (then closed, giving the place to the agent).
+        const next = upgradeAnswer(server.url, await acceptedDeviceToken());
         await new Promise((resolve) => setTimeout(resolve, 500));
         holder.close();
-        expect((await next).status).toBe(401);
+        expect((await next).status).toBe(101);
         await agent.tunnelUp();
       } finally {
         await agent.stop();

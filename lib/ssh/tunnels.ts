@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import ssh2, { type Connection, type ParsedKey, type ServerChannel } from "ssh2";
 import { createWebSocketStream, WebSocketServer } from "ws";
-import { verifyDeviceToken } from "../auth/jwt";
+import { type DeviceClaims, verifyDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Db } from "../db";
 import { errorText } from "../errors";
@@ -195,7 +195,11 @@ export class TunnelEndpoint {
   }
 
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
-    // Checked first, as the cheapest answer: a fleet coming back at once waits in line or is spread out.
+    // The token first, a signature checked in memory: an upgrade without one cannot take a place
+    // in the line. Then the admission: a fleet coming back at once waits in line or is spread out.
+    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
+    const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
+    if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
     const handshake = {};
     let deadline: NodeJS.Timeout | undefined;
     const leave = (completed: boolean) => {
@@ -216,21 +220,24 @@ export class TunnelEndpoint {
     if (socket.destroyed) return;
     deadline = setTimeout(() => socket.destroy(), setUpMs);
     try {
-      await this.admit(request, socket, head, leave);
+      await this.admit(request, socket, head, claims, leave);
     } catch (error) {
       leave(false);
       throw error;
     }
   }
 
-  private async admit(request: IncomingMessage, socket: Duplex, head: Buffer, leave: (completed: boolean) => void) {
+  private async admit(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    claims: DeviceClaims,
+    leave: (completed: boolean) => void,
+  ) {
     const refused = (status: number, message: string) => {
       leave(false);
       refuseUpgrade(socket, status, message);
     };
-    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
-    const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
-    if (!claims) return refused(401, "a valid device token is required");
     const admission = await this.admitted(claims.uid, claims.tenant);
     const publicKey = admission && sshKeyFromPem(admission.publicKey);
     const refuse = (message: string) => {
