@@ -200,6 +200,9 @@ export class TunnelEndpoint {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
     const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
+    // Gone while its token was checked: its close came before the listener below could hear it,
+    // and a place taken now would never be given back.
+    if (socket.destroyed) return;
     const handshake = {};
     let deadline: NodeJS.Timeout | undefined;
     const leave = (completed: boolean) => {
