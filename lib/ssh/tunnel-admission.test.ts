@@ -1,5 +1,13 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TunnelAdmission } from "./tunnel-admission";
+
+type Clock = { now: number };
+
+/** An admission of `maxInProgress` places on a clock of its own, with `queuedWrites` taking places too. */
+function admissionOf(maxInProgress: number, queuedWrites: () => number = () => 0) {
+  const clock: Clock = { now: 0 };
+  return { admission: new TunnelAdmission(maxInProgress, queuedWrites, () => clock.now), clock };
+}
 
 /** Enters `count` tunnels: how many wait in line, and the waits they were asked so far (in order). */
 async function enterMany(admission: TunnelAdmission, count: number) {
@@ -24,14 +32,14 @@ async function enterMany(admission: TunnelAdmission, count: number) {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Sets the clock to `ms` and lets the line's timer run once. */
-async function passTime(clock: { now: number }, ms: number) {
+async function passTime(clock: Clock, ms: number) {
   clock.now = ms;
   vi.advanceTimersByTime(100);
   await settle();
 }
 
-/** Completes `count` set-ups of `ms` each, `maxInProgress` at a time, on the clock `clock`. */
-function completeSetUps(admission: TunnelAdmission, clock: { now: number }, count: number, ms: number) {
+/** Completes `count` set-ups of `ms` each, one after the other, on the clock `clock`. */
+function completeSetUps(admission: TunnelAdmission, clock: Clock, count: number, ms: number) {
   for (let index = 0; index < count; index += 1) {
     const tunnel = {};
     void admission.enter(tunnel);
@@ -41,23 +49,24 @@ function completeSetUps(admission: TunnelAdmission, clock: { now: number }, coun
 }
 
 describe("tunnel admission", () => {
+  // The line's timer runs on fake time; promises and setImmediate stay real.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  });
+
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it("takes tunnels up to the limit and holds the next in line until a place frees, first come first in", async () => {
-    const admission = new TunnelAdmission(
-      2,
-      () => 0,
-      () => 0,
-    );
+    const { admission } = admissionOf(2);
     const [first, second, third, fourth] = [{}, {}, {}, {}];
     await expect(admission.enter(first)).resolves.toBeUndefined();
     await expect(admission.enter(second)).resolves.toBeUndefined();
     const order: object[] = [];
     const thirdIn = admission.enter(third).then((answer) => order.push(third) && answer);
     const fourthIn = admission.enter(fourth).then((answer) => order.push(fourth) && answer);
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     expect([admission.size, admission.waiting, order.length]).toEqual([2, 2, 0]);
 
     admission.leave(first, true);
@@ -71,35 +80,34 @@ describe("tunnel admission", () => {
   });
 
   it("counts queued writes as places taken, and lets the line in as they finish", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     let queuedWrites = 1;
-    const admission = new TunnelAdmission(
-      2,
-      () => queuedWrites,
-      () => 0,
-    );
+    const { admission, clock } = admissionOf(3, () => queuedWrites);
     await expect(admission.enter({})).resolves.toBeUndefined();
-    let isIn = false;
-    void admission.enter({}).then(() => {
-      isIn = true;
-    });
-    vi.advanceTimersByTime(500);
-    await Promise.resolve();
-    expect(isIn).toBe(false);
+    await expect(admission.enter({})).resolves.toBeUndefined();
+    const first = await enterMany(admission, 1);
+    await passTime(clock, 500);
+    expect(first.held).toBe(1);
+    expect(admission.waiting).toBe(1);
+    // The timer sees the write finish.
     queuedWrites = 0;
-    vi.advanceTimersByTime(100);
-    await Promise.resolve();
-    expect([isIn, admission.size, admission.waiting]).toEqual([true, 2, 0]);
+    await passTime(clock, 600);
+    expect([admission.size, admission.waiting]).toEqual([3, 0]);
+  });
+
+  it("lets the line in at once when a place freed before the timer looked", async () => {
+    let queuedWrites = 1;
+    const { admission } = admissionOf(2, () => queuedWrites);
+    await admission.enter({});
+    const first = await enterMany(admission, 2);
+    expect([first.held, admission.size]).toEqual([2, 1]);
+    queuedWrites = 0;
+    // The next to come lets the first in line take the freed place, and waits behind the other.
+    const next = await enterMany(admission, 1);
+    expect([next.held, admission.size, admission.waiting]).toEqual([1, 2, 2]);
   });
 
   it("asks upgrades held 15 s to come back, each given a slot after those that stay", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    const clock = { now: 0 };
-    const admission = new TunnelAdmission(
-      1,
-      () => 0,
-      () => clock.now,
-    );
+    const { admission, clock } = admissionOf(1);
     // One set-up of a second: a tunnel a second.
     completeSetUps(admission, clock, 1, 1_000);
     await admission.enter({});
@@ -116,11 +124,7 @@ describe("tunnel admission", () => {
   });
 
   it("lets a tunnel that leaves while in line go without ever counting it in", async () => {
-    const admission = new TunnelAdmission(
-      1,
-      () => 0,
-      () => 0,
-    );
+    const { admission } = admissionOf(1);
     const [holder, waiting] = [{}, {}];
     await admission.enter(holder);
     const answer = admission.enter(waiting);
@@ -132,13 +136,7 @@ describe("tunnel admission", () => {
   });
 
   it("holds every upgrade in line, then gives those still there after 15 s the next slots, at most a minute ahead", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    const clock = { now: 0 };
-    const admission = new TunnelAdmission(
-      2,
-      () => 0,
-      () => clock.now,
-    );
+    const { admission, clock } = admissionOf(2);
     // Set-ups of 4 s with 2 at a time: a tunnel every 2 s.
     completeSetUps(admission, clock, 3, 4_000);
     await enterMany(admission, 2);
@@ -152,13 +150,7 @@ describe("tunnel admission", () => {
   });
 
   it("reads the rate from the first set-ups after a start: a few fast ones make the waits short", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    const clock = { now: 0 };
-    const admission = new TunnelAdmission(
-      64,
-      () => 0,
-      () => clock.now,
-    );
+    const { admission, clock } = admissionOf(64);
     const tunnels = Array.from({ length: 64 }, () => ({}));
     for (const tunnel of tunnels) void admission.enter(tunnel);
     // Two set-ups done in half a second: 128 a second while 64 are in progress.
@@ -172,13 +164,7 @@ describe("tunnel admission", () => {
   });
 
   it("counts a set-up that did not complete out of the rate", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    const clock = { now: 0 };
-    const admission = new TunnelAdmission(
-      1,
-      () => 0,
-      () => clock.now,
-    );
+    const { admission, clock } = admissionOf(1);
     const abandoned = {};
     void admission.enter(abandoned);
     clock.now = 50_000;

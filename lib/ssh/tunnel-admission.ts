@@ -72,6 +72,8 @@ export class TunnelAdmission {
     return new Promise((answer) => {
       this.line.push({ tunnel, since: now, answer });
       this.lineTimer ??= setInterval(() => this.admitFromLine(), lineCheckMs).unref();
+      // A place may have freed since the timer last looked (a queued write finished).
+      this.admitFromLine();
     });
   }
 
