@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** What a running server leaves in DATA_DIR so the admin CLI can reach it. */
@@ -49,20 +49,28 @@ export function lockDataDir(dataDir: string): () => void {
       // already gone
     }
   };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: "wx", mode: 0o600 });
-      return release;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  // The lock appears with its content at once (a link to a file written before), so another
+  // process never reads it empty, takes it for a dead holder's and removes it.
+  const claim = `${file}.${process.pid}`;
+  writeFileSync(claim, String(process.pid), { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(claim, file);
+        return release;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const holder = Number(readFileSync(file, "utf8").trim() || 0);
+      if (holder && isAlive(holder)) {
+        throw new DataDirBusyError(
+          `DATA_DIR ${dataDir} is in use by process ${holder} (remove ${file} if that process is not this service)`,
+        );
+      }
+      rmSync(file, { force: true });
     }
-    const holder = Number(readFileSync(file, "utf8").trim() || 0);
-    if (holder && isAlive(holder)) {
-      throw new DataDirBusyError(
-        `DATA_DIR ${dataDir} is in use by process ${holder} (remove ${file} if that process is not this service)`,
-      );
-    }
-    rmSync(file, { force: true });
+  } finally {
+    rmSync(claim, { force: true });
   }
   throw new DataDirBusyError(`could not lock DATA_DIR ${dataDir}`);
 }
