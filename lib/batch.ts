@@ -1,13 +1,13 @@
 /**
- * Lets the event loop run what is ready (I/O included) before going on: the embedded database
- * holds the event loop for as long as a statement runs.
+ * Lets the event loop run what is ready (I/O included) before going on: what arrives meanwhile
+ * gets its turn, or joins the next batch.
  */
 export const nextStep = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Runs `work` on `items` `size` at a time, one after the other, with a step of the event loop
- * between: work done for a whole fleet at once, in statements short enough that the server keeps
- * answering and accepting connections meanwhile.
+ * between: work done for a whole fleet at once, in statements short enough that the embedded
+ * database, which runs one statement at a time, serves the requests' statements between them.
  */
 export async function inChunks<Item>(items: Item[], size: number, work: (chunk: Item[]) => Promise<void>) {
   for (let start = 0; start < items.length; start += size) {
@@ -22,9 +22,8 @@ export async function inChunks<Item>(items: Item[], size: number, work: (chunk: 
  * no backlog an item runs at once (after the current step, so that what the same step submits
  * joins it): batching adds no delay, only fewer statements under load. For database work done
  * per connection of a fleet (tunnels coming and going), where the embedded database pays a fixed
- * cost per statement. At most `maxBatch` items go into one batch: the embedded database holds the
- * event loop for as long as a statement runs, and a fleet's worth in one statement would keep the
- * server from accepting connections meanwhile.
+ * cost per statement. At most `maxBatch` items go into one batch: the embedded database runs one
+ * statement at a time, and a fleet's worth in one statement would keep every request waiting.
  */
 export class Batcher<Item, Result> {
   private queue: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
@@ -57,7 +56,7 @@ export class Batcher<Item, Result> {
   private async drain() {
     try {
       while (this.queue.length > 0) {
-        // The embedded database holds the event loop while it works: let what arrived meanwhile join.
+        // Let what arrived in the same step join.
         await nextStep();
         const batch = this.queue.splice(0, this.maxBatch);
         this.inFlight = batch.length;

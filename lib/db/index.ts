@@ -1,11 +1,13 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
 import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
 import { log } from "../log";
 import { processSlot } from "../process-state";
 import { lockDataDir } from "../runtime";
+import { EmbeddedDatabase } from "./embedded";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -32,7 +34,7 @@ const migrationsFolder = path.join(process.cwd(), "models/migrations");
 export const pgliteMaxFiles = 128;
 
 // PGlite's defaults reserve ~730 MiB; these keep an idle embedded service well under 1 GiB.
-const pgliteStartParams = [
+export const pgliteStartParams = [
   "--single",
   "-F",
   "-O",
@@ -62,17 +64,21 @@ const pgliteStartParams = [
 ];
 
 async function openPglite(dataDir: string): Promise<Database> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const release = lockDataDir(dataDir);
   try {
     const directory = path.resolve(dataDir, "pgdata");
     mkdirSync(directory, { recursive: true });
-    const client = await PGlite.create(directory, { startParams: pgliteStartParams, extensions: { pg_trgm } });
-    const db = drizzle({ client, schema });
-    await migrate(db, { migrationsFolder });
+    const client = await EmbeddedDatabase.open(directory, pgliteStartParams);
+    // Drizzle's PGlite driver asks only for the part of PGlite's interface the client has.
+    const db = drizzle({ client: client as unknown as PGlite, schema });
+    try {
+      await migrate(db, { migrationsFolder });
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
     const close = async () => {
       await client.close();
       release();
@@ -120,7 +126,7 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
 
 type DriverClient = {
   query: (query: unknown, values?: unknown[]) => Promise<{ rows: unknown[] }>;
-  waitReady?: unknown;
+  embedded?: true;
 };
 
 /**
@@ -136,14 +142,15 @@ export async function executePrepared<Row>(db: Db, name: string, text: string, v
 }
 
 /**
- * Whether `db` is the embedded database (PGlite, known by its `waitReady`): one process, one
+ * Whether `db` is the embedded database (`EmbeddedDatabase`, known by its `embedded`, as Next.js
+ * may load this module twice and `instanceof` would not hold across the copies): one process, one
  * connection, one transaction at a time. What other connections would need there (advisory
  * locks, notifications) has no one to wait for or to tell.
  */
 export function isEmbedded(db: Executor): boolean {
   // A transaction has no client of its own: taken as a server's, the safe side.
   const client = (db as unknown as { $client?: DriverClient }).$client;
-  return client !== undefined && "waitReady" in client;
+  return client?.embedded === true;
 }
 
 /** Runs `work` in `db`'s transaction if it is one (no savepoint), else in a new transaction. */

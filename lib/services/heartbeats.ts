@@ -100,8 +100,8 @@ export class HeartbeatWriter {
   private async drain() {
     this.isWriting = true;
     while (this.queue.length > 0) {
-      // Let the requests that arrived meanwhile reach the queue: the embedded database holds the
-      // event loop while it writes, so without this pause every batch would hold one heartbeat.
+      // Let the requests read in the same step of the event loop reach the queue, so that a batch
+      // after a pause holds them all rather than the first alone.
       await nextStep();
       const batch = this.queue.splice(0, maxBatch);
       try {

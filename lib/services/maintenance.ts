@@ -5,8 +5,8 @@ import type { Executor } from "../db";
  * The embedded database runs no autovacuum (PostgreSQL in single-user mode): without VACUUM its
  * dead rows would stay and, after two billion transactions (months for a busy fleet, which
  * writes a transaction per heartbeat batch), transaction ids would wrap around. Each call
- * vacuums the one table vacuumed longest ago, so that the event loop, which the embedded
- * database holds while it works, pauses for one table at a time. Returns the table's name.
+ * vacuums the one table vacuumed longest ago, so that the requests' statements, which the embedded
+ * database runs one at a time, wait for one table at a time. Returns the table's name.
  */
 export const unscopedVacuumStalestTable = (db: Executor) =>
   vacuumFirst(

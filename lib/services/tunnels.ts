@@ -43,8 +43,8 @@ export async function tunnelAdmissions(db: Executor, asked: AdmissionQuery[]): P
 
 /**
  * The most tunnels one statement looks up or records: a fleet reconnecting after a restart
- * queues thousands while a statement runs, and on the embedded database a statement holds the
- * event loop for as long as it runs, a time that grows with its rows (see devicesPerStatement).
+ * queues thousands while a statement runs, and the embedded database runs one statement at a
+ * time: every request's statements wait behind one that grows with its rows (see devicesPerStatement).
  */
 const tunnelBatchMax = 250;
 
@@ -187,9 +187,8 @@ const logFailure = (change: OwnershipChange, error: unknown) =>
 
 /**
  * Devices per statement of the work done for all of an instance's tunnels at once (the liveness
- * round, forgetting a stopped instance's rows), run with inChunks: on the embedded database a
- * statement holds the event loop while it runs, and 5,000 devices in one took 1.6 s, during which
- * the server answered nothing and accepted no connection.
+ * round, forgetting a stopped instance's rows), run with inChunks: the embedded database runs one
+ * statement at a time, and 5,000 devices in one took 1.6 s, during which no request's statement ran.
  */
 const devicesPerStatement = 500;
 

@@ -1,0 +1,81 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newDataDir } from "@/testing/data-dir";
+import { EmbeddedDatabase } from "./embedded";
+import { pgliteStartParams } from "./index";
+import { isDatabaseUnavailable } from "./unavailable";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the embedded database on its own thread", () => {
+  const dataDir = newDataDir();
+  let database: EmbeddedDatabase;
+
+  beforeAll(async () => {
+    database = await EmbeddedDatabase.open(path.join(dataDir, "pgdata"), pgliteStartParams);
+    await database.query("create table numbers (n int primary key)");
+  });
+
+  afterAll(async () => {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("holds statements from outside back while a transaction is open, and runs them after its commit", async () => {
+    let counted: Promise<unknown> | undefined;
+    await database.transaction(async (tx) => {
+      await tx.query("insert into numbers values (1)");
+      counted = database.query("select count(*)::int as n from numbers");
+      await pause(50);
+      await tx.query("insert into numbers values (2)");
+    });
+    expect(await counted).toMatchObject({ rows: [{ n: 2 }] });
+    await database.query("delete from numbers");
+  });
+
+  it("starts waiting transactions one after the other, in the order they came", async () => {
+    const order: number[] = [];
+    await Promise.all(
+      [1, 2, 3].map((n) =>
+        database.transaction(async (tx) => {
+          await tx.query("insert into numbers values ($1)", [n]);
+          await pause(10 * (4 - n));
+          order.push(n);
+        }),
+      ),
+    );
+    expect(order).toEqual([1, 2, 3]);
+    await database.query("delete from numbers");
+  });
+
+  it("rolls back a transaction whose work failed, and gives PostgreSQL's code and constraint", async () => {
+    const failed = database.transaction(async (tx) => {
+      await tx.query("insert into numbers values (7)");
+      await tx.query("insert into numbers values (7)");
+    });
+    await expect(failed).rejects.toMatchObject({ code: "23505", constraint: "numbers_pkey" });
+    expect(await database.query("select count(*)::int as n from numbers")).toMatchObject({ rows: [{ n: 0 }] });
+  });
+
+  it("keeps the text of the types drizzle's parsers name, and parses the others", async () => {
+    const text = "select '2026-01-02 03:04:05+00'::timestamptz as at";
+    const kept = await database.query(text, [], { rowMode: "array", parsers: { 1184: (value: string) => value } });
+    expect(kept.rows).toEqual([["2026-01-02 03:04:05+00"]]);
+    const parsed = await database.query(text);
+    expect(parsed.rows).toEqual([{ at: new Date("2026-01-02T03:04:05Z") }]);
+  });
+
+  it("answers every statement after its close as a database that went away", async () => {
+    const otherDir = newDataDir();
+    const other = await EmbeddedDatabase.open(path.join(otherDir, "pgdata"), pgliteStartParams);
+    const answered = other.query("select 1 as one");
+    await other.close();
+    expect(await answered).toMatchObject({ rows: [{ one: 1 }] });
+    const refused = await other.query("select 1").catch((error: Error & { code?: string }) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as { code?: string }).code).toBe("57P02");
+    expect(isDatabaseUnavailable(refused)).toBe(true);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+});
