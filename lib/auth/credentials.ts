@@ -7,7 +7,7 @@ import { recordAudit } from "../audit/trail";
 import type { Executor } from "../db";
 import { forbidden, notFound, unauthorized } from "../errors";
 import { checkSameOrigin, readBrowserSession } from "./browser-session";
-import { verifyDeviceToken, verifyUserToken } from "./jwt";
+import { bearerToken, verifyDeviceToken, verifyUserToken } from "./jwt";
 import { lowerRole, type MemberRole } from "./roles";
 import { hashToken } from "./token-hash";
 
@@ -48,9 +48,9 @@ export async function resolveCaller(
   if (apiKey !== null) return authenticateApiKey(db, apiKey.trim(), source);
   const authorization = headers.get("authorization");
   if (authorization !== null) {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-    if (!match?.[1]) throw unauthorized("malformed Authorization header: expected 'Bearer <token>'");
-    return authenticateUserToken(db, match[1]);
+    const token = bearerToken(authorization);
+    if (!token) throw unauthorized("malformed Authorization header: expected 'Bearer <token>'");
+    return authenticateUserToken(db, token);
   }
   const session = await readBrowserSession(headers);
   if (!session) return undefined;
@@ -147,9 +147,9 @@ export type DeviceCaller = { uid: string; tenantId: string };
 
 /** The device named by a device token (`Authorization: Bearer`), if it still exists. */
 export async function resolveDevice(db: Executor, headers: Headers): Promise<DeviceCaller> {
-  const match = /^Bearer\s+(\S+)$/i.exec(headers.get("authorization")?.trim() ?? "");
-  if (!match?.[1]) throw unauthorized("missing device token: send 'Authorization: Bearer <token>'");
-  const claims = await verifyDeviceToken(match[1]);
+  const token = bearerToken(headers.get("authorization"));
+  if (!token) throw unauthorized("missing device token: send 'Authorization: Bearer <token>'");
+  const claims = await verifyDeviceToken(token);
   if (!claims) throw unauthorized("invalid or expired device token");
   const [device] = await db
     .select({ uid: devices.uid })

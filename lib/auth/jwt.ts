@@ -25,6 +25,11 @@ function key(): Promise<CryptoKey> {
   });
 }
 
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other value or none. */
+export function bearerToken(authorization: string | null | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")?.[1];
+}
+
 export type UserClaims = { sub: string; tenant: string };
 
 export async function signUserToken(claims: UserClaims): Promise<string> {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import ssh2, { type Connection, type ParsedKey, type ServerChannel } from "ssh2";
 import { createWebSocketStream, WebSocketServer } from "ws";
-import { type DeviceClaims, verifyDeviceToken } from "../auth/jwt";
+import { bearerToken, type DeviceClaims, verifyDeviceToken } from "../auth/jwt";
 import { getConfig } from "../config";
 import type { Db } from "../db";
 import { errorText } from "../errors";
@@ -197,8 +197,8 @@ export class TunnelEndpoint {
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
     // The token first, a signature checked in memory: an upgrade without one cannot take a place
     // in the line. Then the admission: a fleet coming back at once waits in line or is spread out.
-    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? "");
-    const claims = match?.[1] ? await verifyDeviceToken(match[1]) : undefined;
+    const token = bearerToken(request.headers.authorization);
+    const claims = token ? await verifyDeviceToken(token) : undefined;
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
     // Gone while its token was checked: its close came before the listener below could hear it,
     // and a place taken now would never be given back.
