@@ -3,20 +3,21 @@ import { Worker } from "node:worker_threads";
 
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown> };
 type Results = { rows: unknown[]; fields: { name: string; dataTypeID: number }[]; affectedRows?: number };
-type Statement = { text: string; params?: unknown[]; rowMode?: "array" | "object"; textTypes?: number[] };
 type Waiting = { transaction: boolean; go: () => void };
-type Answer = { id: number; result?: Results; error?: Record<string, unknown> & { message: string } };
+/** An error as it crosses from the thread: its message and PostgreSQL's fields (code, constraint...). */
+type ErrorFields = Record<string, unknown> & { message: string };
+type Answer = { id: number; result?: Results; error?: ErrorFields };
 
 /** The statements of one open transaction, as PGlite's own `Transaction` gives them to drizzle. */
 export type EmbeddedTransaction = { query: EmbeddedDatabase["query"] };
 
 const workerFile = path.join(process.cwd(), "lib/db/embedded-worker.mjs");
 
-/** An error of the other thread, with PostgreSQL's fields (code, constraint...) where it had them. */
-function errorOf(fields: Answer["error"] & object): Error {
-  const { message, ...rest } = fields;
-  return Object.assign(new Error(message), rest);
+function errorOf({ message, ...fields }: ErrorFields): Error {
+  return Object.assign(new Error(message), fields);
 }
+
+const threadEnded = (code: number) => new Error(`the embedded database's thread ended (exit code ${code})`);
 
 /**
  * The embedded database (PGlite) on a thread of its own, with the part of PGlite's interface that
@@ -41,7 +42,7 @@ export class EmbeddedDatabase {
     this.#worker = worker;
     worker.on("message", (answer: Answer) => this.#settle(answer));
     worker.on("error", (error) => this.#stop(error));
-    worker.on("exit", (code) => this.#stop(new Error(`the embedded database's thread ended (exit code ${code})`)));
+    worker.on("exit", (code) => this.#stop(threadEnded(code)));
     worker.unref();
   }
 
@@ -49,10 +50,10 @@ export class EmbeddedDatabase {
   static open(directory: string, startParams: string[]): Promise<EmbeddedDatabase> {
     const worker = new Worker(workerFile, { workerData: { directory, startParams } });
     return new Promise((resolve, reject) => {
-      const ended = (code: number) => reject(new Error(`the embedded database's thread ended (exit code ${code})`));
+      const ended = (code: number) => reject(threadEnded(code));
       worker.once("error", reject);
       worker.once("exit", ended);
-      worker.once("message", (message: { ready: boolean; error?: Answer["error"] }) => {
+      worker.once("message", (message: { ready: boolean; error?: ErrorFields }) => {
         worker.off("error", reject);
         worker.off("exit", ended);
         if (message.ready) resolve(new EmbeddedDatabase(worker));
@@ -119,11 +120,10 @@ export class EmbeddedDatabase {
     // Drizzle's parsers keep some types' text as it is: the thread does the same for those types
     // (functions cannot cross to it).
     const textTypes = options?.parsers && Object.keys(options.parsers).map(Number);
-    const statement: Statement = { text, params, rowMode: options?.rowMode, textTypes };
     const answered = new Promise<Results>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     // The thread keeps the process alive only while it owes an answer.
     if (this.#pending.size === 1) this.#worker.ref();
-    this.#worker.postMessage({ id, ...statement });
+    this.#worker.postMessage({ id, text, params, rowMode: options?.rowMode, textTypes });
     return answered;
   }
 
