@@ -142,16 +142,19 @@ export async function unscopedSyncConnector(db: Executor, connector: ConnectorRo
     const engine = engineClient(target);
     const info = await readEngineInfo(engine);
     const containers = await readEngineContainers(engine);
-    await syncContainers(db, connector, info, containers);
-    await db
-      .update(connectors)
-      .set({
-        state: "connected",
-        message: "",
-        failures: 0,
-        nextAttemptAt: sql`now() + make_interval(secs => ${intervalSeconds})`,
-      })
-      .where(and(eq(connectors.uid, connector.uid), eq(connectors.enable, true)));
+    // One transaction, so no reader sees the engine's containers beside a status that is not yet "connected".
+    await db.transaction(async (tx) => {
+      await syncContainers(tx, connector, info, containers);
+      await tx
+        .update(connectors)
+        .set({
+          state: "connected",
+          message: "",
+          failures: 0,
+          nextAttemptAt: sql`now() + make_interval(secs => ${intervalSeconds})`,
+        })
+        .where(and(eq(connectors.uid, connector.uid), eq(connectors.enable, true)));
+    });
   } catch (error) {
     const { state, message } = describeEngineFailure(error, target.tls !== undefined);
     const wait = Math.min(maxBackoffSeconds, intervalSeconds * 2 ** Math.min(connector.failures, 16));
