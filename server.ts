@@ -104,17 +104,16 @@ async function main() {
     { headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: 5_000 },
     (request, response) => {
       stampRequest(request);
-      // A failure that escapes still gets its 500 and request id; left unhandled, it would end the process.
-      const answerFailure = (error: unknown) => writeErrorAnswer(response, request, error);
       const direct = directRouteOf(request.method, request.url);
       if (direct) {
-        serveDirect(direct, request, response).catch(answerFailure);
+        serveDirect(direct, request, response);
         return;
       }
       // Unknown /api paths and methods answer JSON, not Next.js's HTML page or empty 405.
       const refusal = malformedPathAnswer(request.url) ?? refusalOf(request.method, request.url);
       if (refusal) writeAnswer(response, refusal);
-      else handle(request, response).catch(answerFailure);
+      // A failure that escapes still gets its 500 and request id; left unhandled, it would end the process.
+      else handle(request, response).catch((error: unknown) => writeErrorAnswer(response, request, error));
     },
   );
   server.keepAliveTimeout = 5_000;

@@ -12,14 +12,18 @@ const tooLarge = () => new ApiError(413, "request body is larger than 1 MB", { c
  * stream (`Readable.from`). Events, not an async iterator: the iterator's machinery cost the
  * heartbeat path about a tenth of its CPU per request.
  */
-export async function readJsonBody(body: Readable | null, declaredLength: string | null | undefined) {
-  return parseJsonBody(await readTextBody(body, declaredLength));
+export function readJsonBody(body: Readable | null, declaredLength: string | null | undefined): Promise<unknown> {
+  return readTextBody(body, declaredLength).then(parseJsonBody);
 }
 
-/** A body's exact text, within the same 1 MB (a signed webhook: the signature covers these bytes). */
-export async function readTextBody(body: Readable | null, declaredLength: string | null | undefined) {
-  if (Number(declaredLength ?? "0") > maxBodyBytes) throw tooLarge();
-  return body ? readText(body) : "";
+/**
+ * A body's exact text, within the same 1 MB (a signed webhook: the signature covers these bytes).
+ * Not an async function: on the heartbeat path every promise costs the hooks Next.js's
+ * AsyncLocalStorage installs, and this one needs no wrapper.
+ */
+export function readTextBody(body: Readable | null, declaredLength: string | null | undefined): Promise<string> {
+  if (Number(declaredLength ?? "0") > maxBodyBytes) return Promise.reject(tooLarge());
+  return body ? readText(body) : Promise.resolve("");
 }
 
 function readText(body: Readable): Promise<string> {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { ApiError } from "../errors";
 import { answerOf, writeAnswer, writeErrorAnswer } from "./answer";
-import { findUnstorableText, readJsonBody } from "./body";
+import { findUnstorableText, parseJsonBody, readTextBody } from "./body";
 import type { Operation } from "./operation";
 import { validate } from "./route";
 import { strictSourceOf } from "./source";
@@ -43,16 +43,24 @@ export function directRoutes(routes: Served[]) {
     byKey.get(`${method} ${(url ?? "").split("?", 1)[0]}`);
 }
 
-/** Serves a direct route: the checks, statuses, error bodies and response schema of lib/http/route.ts. */
-export async function serveDirect(route: Served, request: IncomingMessage, response: ServerResponse) {
+/**
+ * Serves a direct route: the checks, statuses, error bodies and response schema of
+ * lib/http/route.ts. One chain of promises rather than an async function: every promise on this
+ * path, thousands a second, also runs the hooks of Next.js's AsyncLocalStorage, and the chain
+ * makes the fewest (docs/performance.md). Every failure is answered here.
+ */
+export function serveDirect(route: Served, request: IncomingMessage, response: ServerResponse): void {
+  const fail = (error: unknown) => writeErrorAnswer(response, request, error);
   const url = request.url ?? "";
-  try {
-    const unstorable = url.includes("?") && findUnstorableText([...new URL(url, "http://direct").searchParams]);
-    if (unstorable) throw new ApiError(400, `${unstorable} in the URL`);
-    const body = route.readBody(await readJsonBody(request, request.headers["content-length"]));
-    const source = strictSourceOf(request.headers);
-    writeAnswer(response, answerOf(route.operation, await route.handle({ body, source })));
-  } catch (error) {
-    writeErrorAnswer(response, request, error);
+  const unstorable = url.includes("?") && findUnstorableText([...new URL(url, "http://direct").searchParams]);
+  if (unstorable) {
+    fail(new ApiError(400, `${unstorable} in the URL`));
+    return;
   }
+  readTextBody(request, request.headers["content-length"])
+    .then((text) =>
+      route.handle({ body: route.readBody(parseJsonBody(text)), source: strictSourceOf(request.headers) }),
+    )
+    .then((result) => writeAnswer(response, answerOf(route.operation, result)))
+    .catch(fail);
 }

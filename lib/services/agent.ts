@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { devices } from "@/models/devices";
@@ -28,8 +28,8 @@ import { consumeRateLimit } from "./rate-limit";
 
 /** The device's uid: the same agent (hostname, MAC, key, namespace) always gets the same one. */
 export function deviceUidOf(input: Pick<AuthDeviceInput, "hostname" | "identity" | "public_key" | "tenant_id">) {
-  const identity = [input.tenant_id, input.hostname, input.identity.mac.toLowerCase(), input.public_key.trim()];
-  return createHash("sha256").update(identity.join("\n")).digest("hex");
+  const identity = `${input.tenant_id}\n${input.hostname}\n${input.identity.mac.toLowerCase()}\n${input.public_key.trim()}`;
+  return hash("sha256", identity, "hex");
 }
 
 /** A new device is named after its hostname, or its MAC address with hyphens. */
@@ -45,9 +45,14 @@ const deviceTokens = processSingleton("device tokens", () => new Map<string, Cac
 // agents whose hostname or MAC changed since the device registered.
 const keyOwners = processSingleton("device key owners", () => new Map<string, string>());
 
-async function namespaceName(db: Executor, tenantId: string, isFresh = false): Promise<string | undefined> {
+/** A namespace's name as read within the last 30 s: what nearly every heartbeat answers with. */
+function recentNamespaceName(tenantId: string): string | undefined {
   const cached = namespaceNames.get(tenantId);
-  if (!isFresh && cached && Date.now() - cached.at < 30_000) return cached.value;
+  return cached && Date.now() - cached.at < 30_000 ? cached.value : undefined;
+}
+
+/** A namespace's name read from the database now, kept for the next calls. */
+async function readNamespaceName(db: Executor, tenantId: string): Promise<string | undefined> {
   const [row] = await db.select({ name: namespaces.name }).from(namespaces).where(eq(namespaces.tenantId, tenantId));
   if (row) namespaceNames.set(tenantId, { value: row.name, at: Date.now() });
   else namespaceNames.delete(tenantId);
@@ -55,9 +60,12 @@ async function namespaceName(db: Executor, tenantId: string, isFresh = false): P
 }
 
 /** Tokens last a day; an agent calling every 30 s reuses one for an hour instead of signing anew. */
-async function deviceToken(uid: string, tenantId: string): Promise<string> {
+function recentDeviceToken(uid: string): string | undefined {
   const cached = deviceTokens.get(uid);
-  if (cached && Date.now() - cached.at < 3_600_000) return cached.value;
+  return cached && Date.now() - cached.at < 3_600_000 ? cached.value : undefined;
+}
+
+async function signedDeviceToken(uid: string, tenantId: string): Promise<string> {
   if (deviceTokens.size > 200_000) deviceTokens.clear();
   const token = await signDeviceToken({ uid, tenant: tenantId });
   deviceTokens.set(uid, { value: token, at: Date.now() });
@@ -75,7 +83,7 @@ async function registerDevice(
   source: string,
   isProven: boolean,
 ): Promise<string> {
-  if ((await namespaceName(db, input.tenant_id, true)) === undefined) throw notFound("namespace");
+  if ((await readNamespaceName(db, input.tenant_id)) === undefined) throw notFound("namespace");
   if (!isPemPublicKey(input.public_key)) {
     throw new ValidationError([{ field: "public_key", message: "not a valid PEM-encoded public key" }]);
   }
@@ -192,12 +200,16 @@ export async function authenticateDevice(db: Db, input: AuthDeviceInput, source:
   const bodyUid = deviceUidOf(input);
   const isProven = isProvenCall(input, bodyUid);
   const uid = (isProven && keyOwners.get(bodyUid)) || bodyUid;
-  const beat = { uid, tenantId: input.tenant_id, remoteAddr: source, info: input.info, sessions: input.sessions };
-  const name = await heartbeatWriter(db).record({ ...beat, proven: isProven });
+  const tenantId = input.tenant_id;
+  const beat = { uid, tenantId, remoteAddr: source, info: input.info, sessions: input.sessions, proven: isProven };
+  const name = await heartbeatWriter(db).record(beat);
   const device = name === undefined ? await identifyDevice(db, input, bodyUid, source, isProven) : { uid, name };
-  const namespace = await namespaceName(db, input.tenant_id);
+  // Read from memory without an await where it can be: each promise costs the heartbeat the
+  // hooks of Next.js's AsyncLocalStorage (docs/performance.md).
+  const namespace = recentNamespaceName(tenantId) ?? (await readNamespaceName(db, tenantId));
   if (namespace === undefined) throw notFound("namespace");
-  return { ...device, token: await deviceToken(device.uid, input.tenant_id), namespace };
+  const token = recentDeviceToken(device.uid) ?? (await signedDeviceToken(device.uid, tenantId));
+  return { uid: device.uid, name: device.name, token, namespace };
 }
 
 /**
