@@ -123,6 +123,23 @@ describe("tunnel admission", () => {
     expect(admission.waiting).toBe(2);
   });
 
+  it("counts ahead of those let go only the part of the line a place reaches before its own 15 s", async () => {
+    const { admission, clock } = admissionOf(1);
+    // One set-up of a second: a tunnel a second.
+    completeSetUps(admission, clock, 1, 1_000);
+    await admission.enter({});
+    const first = await enterMany(admission, 1);
+    clock.now += 2_000;
+    // Twenty more 2 s later: at a tunnel a second from the first's 15 s, one of them is reached
+    // within its own 15 s, so the first is asked to wait for that one, not for twenty.
+    const rest = await enterMany(admission, 20);
+    await passTime(clock, 1_000 + 15_000);
+    expect(first.waits()).toEqual([2]);
+    // Their 15 s: the next slots, a second apart, from the one after the first's.
+    await passTime(clock, 3_000 + 15_000);
+    expect(rest.waits()).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+  });
+
   it("lets a tunnel that leaves while in line go without ever counting it in", async () => {
     const { admission } = admissionOf(1);
     const [holder, waiting] = [{}, {}];
