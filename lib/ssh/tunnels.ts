@@ -61,7 +61,17 @@ function clockSkewOf(request: IncomingMessage): number | null {
 export const tunnelLivenessMs = () => Math.min(30_000, (getConfig().DEVICE_OFFLINE_SECONDS * 1000) / 4);
 
 /** `status`: what the device was when its tunnel was admitted, kept up to date by status events. */
-export type TunnelDevice = { uid: string; tenantId: string; publicKey: ParsedKey; status: TunnelStatus };
+export type TunnelDevice = {
+  uid: string;
+  tenantId: string;
+  /**
+   * The device's key until its agent has logged in, dropped then: a parsed key's buffers are cut
+   * from Buffer's shared 8 KiB pool, and a key held for a tunnel's life kept a whole slab alive
+   * with it (docs/performance.md).
+   */
+  publicKey: ParsedKey | undefined;
+  status: TunnelStatus;
+};
 
 /** A device's authenticated tunnel: the server side of the agent's SSH connection. */
 export class Tunnel {
@@ -285,10 +295,11 @@ export class TunnelEndpoint {
       connection.on("authentication", (context) => {
         if (context.method !== "publickey" || context.username !== device.uid) return context.reject(["publickey"]);
         const offered = context.key;
-        if (!offered.data.equals(device.publicKey.getPublicSSH())) return context.reject(["publickey"]);
+        const deviceKey = device.publicKey;
+        if (!deviceKey || !offered.data.equals(deviceKey.getPublicSSH())) return context.reject(["publickey"]);
         // A query without a signature proves nothing: answer it, change nothing.
         if (!context.signature || !context.blob) return context.accept();
-        if (!isValidSignature(device.publicKey, context.blob, context.signature, context.hashAlgo)) {
+        if (!isValidSignature(deviceKey, context.blob, context.signature, context.hashAlgo)) {
           this.recordError(device.uid, "the agent's signature does not verify with the device's key");
           return context.reject(["publickey"]);
         }
@@ -297,6 +308,7 @@ export class TunnelEndpoint {
             if (admission && sshKeyFromPem(admission.publicKey)?.getPublicSSH().equals(offered.data)) {
               device.status = admission.status;
               isAuthenticated = true;
+              device.publicKey = undefined;
               context.accept();
             } else {
               context.reject(["publickey"]);
