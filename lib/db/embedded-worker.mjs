@@ -2,7 +2,7 @@
 // WebAssembly on the thread that calls it, so here its statements take the second core instead
 // of the server's event loop. Plain JavaScript, so that any Node.js can start it (tests included).
 import { parentPort, workerData } from "node:worker_threads";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
 const keepText = (value) => value;
@@ -29,6 +29,47 @@ try {
   parentPort.postMessage({ ready: false, error: errorFields(error) });
 }
 
+/** The parameter types of each named statement prepared so far, by name. */
+const preparedTypes = new Map();
+
+/**
+ * Runs `text` as the named statement `name`: parsed and planned on its first call only, where
+ * PGlite's `query` parses and plans every statement anew (0.8 ms of a 2.2 ms heartbeat batch of 32
+ * rows). The same steps as `query`, through PGlite's own protocol functions, with Bind naming the
+ * statement; a Sync ends each step whatever happened, as `query` does.
+ */
+function runPrepared(name, text, params) {
+  const { serialize } = protocol;
+  return database.runExclusive(async () => {
+    if (!preparedTypes.has(name)) {
+      try {
+        await database.execProtocol(serialize.parse({ name, text }));
+        const described = await database.execProtocol(serialize.describe({ type: "S", name }));
+        preparedTypes.set(name, parse.parseDescribeStatementResults(described.messages));
+      } finally {
+        await database.execProtocol(serialize.sync());
+      }
+    }
+    const types = preparedTypes.get(name);
+    const values = params.map((value, i) =>
+      value === null || value === undefined ? null : (database.serializers[types[i]] ?? String)(value),
+    );
+    const messages = [];
+    try {
+      for (const step of [
+        serialize.bind({ statement: name, values }),
+        serialize.describe({ type: "P" }),
+        serialize.execute({}),
+      ]) {
+        messages.push(...(await database.execProtocol(step)).messages);
+      }
+    } finally {
+      messages.push(...(await database.execProtocol(serialize.sync())).messages);
+    }
+    return parse.parseResults(messages, database.parsers)[0];
+  });
+}
+
 if (database) {
   parentPort.on("message", async (message) => {
     if (message.close) {
@@ -36,11 +77,13 @@ if (database) {
       parentPort.close();
       return;
     }
-    const { id, text, params, rowMode, textTypes } = message;
+    const { id, name, text, params, rowMode, textTypes } = message;
     try {
       // PGlite runs its statements one at a time, in the order they were given.
       const parsers = textTypes && Object.fromEntries(textTypes.map((type) => [type, keepText]));
-      const result = await database.query(text, params, { rowMode, parsers });
+      const result = name
+        ? await runPrepared(name, text, params ?? [])
+        : await database.query(text, params, { rowMode, parsers });
       parentPort.postMessage({ id, result });
     } catch (error) {
       parentPort.postMessage({ id, error: errorFields(error) });

@@ -66,6 +66,39 @@ describe("the embedded database on its own thread", () => {
     expect(parsed.rows).toEqual([{ at: new Date("2026-01-02T03:04:05Z") }]);
   });
 
+  it("runs a named statement with new parameters each time, and goes on after one of its calls failed", async () => {
+    const text = "insert into numbers values ($1) returning n, now() as at";
+    const first = await database.queryPrepared("insert number", text, [41]);
+    expect(first.rows).toEqual([{ n: 41, at: expect.any(Date) }]);
+    expect((await database.queryPrepared("insert number", text, [42])).rows).toMatchObject([{ n: 42 }]);
+    const duplicate = database.queryPrepared("insert number", text, [41]);
+    await expect(duplicate).rejects.toMatchObject({ code: "23505", constraint: "numbers_pkey" });
+    expect((await database.queryPrepared("insert number", text, [43])).rows).toMatchObject([{ n: 43 }]);
+    const counted = await database.query("select count(*)::int as n from numbers");
+    expect(counted.rows).toEqual([{ n: 3 }]);
+    await database.query("delete from numbers");
+  });
+
+  it("refuses a named statement that does not parse, and prepares it once it does", async () => {
+    const broken = database.queryPrepared("count numbers", "select count(*) from numbrs", []);
+    await expect(broken).rejects.toMatchObject({ code: "42P01" });
+    // A name whose statement never parsed is not taken: a later call prepares it.
+    const counted = await database.queryPrepared("count numbers", "select count(*)::int as n from numbers", []);
+    expect(counted.rows).toEqual([{ n: 0 }]);
+  });
+
+  it("holds a named statement from outside back while a transaction is open", async () => {
+    let counted: Promise<unknown> | undefined;
+    await database.transaction(async (tx) => {
+      await tx.query("insert into numbers values (5)");
+      counted = database.queryPrepared("count all", "select count(*)::int as n from numbers", []);
+      await pause(50);
+      await tx.query("insert into numbers values (6)");
+    });
+    expect(await counted).toMatchObject({ rows: [{ n: 2 }] });
+    await database.query("delete from numbers");
+  });
+
   it("answers every statement after its close as a database that went away", async () => {
     const otherDir = newDataDir();
     const other = await EmbeddedDatabase.open(path.join(otherDir, "pgdata"), pgliteStartParams);

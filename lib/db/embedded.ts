@@ -68,6 +68,13 @@ export class EmbeddedDatabase {
     return turn ? turn.then(() => this.#send(text, params, options)) : this.#send(text, params, options);
   }
 
+  /** `query` as the named statement `name`, which the thread parses and plans once (embedded-worker.mjs). */
+  queryPrepared(name: string, text: string, params: unknown[]): Promise<Results> {
+    const turn = this.#turn(false);
+    const send = () => this.#send(text, params, undefined, name);
+    return turn ? turn.then(send) : send();
+  }
+
   async transaction<T>(work: (tx: EmbeddedTransaction) => Promise<T>): Promise<T> {
     await this.#turn(true);
     try {
@@ -114,7 +121,7 @@ export class EmbeddedDatabase {
     }
   }
 
-  #send(text: string, params?: unknown[], options?: QueryOptions): Promise<Results> {
+  #send(text: string, params?: unknown[], options?: QueryOptions, name?: string): Promise<Results> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = this.#nextId++;
     // Drizzle's parsers keep some types' text as it is: the thread does the same for those types
@@ -123,7 +130,7 @@ export class EmbeddedDatabase {
     const answered = new Promise<Results>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     // The thread keeps the process alive only while it owes an answer.
     if (this.#pending.size === 1) this.#worker.ref();
-    this.#worker.postMessage({ id, text, params, rowMode: options?.rowMode, textTypes });
+    this.#worker.postMessage({ id, name, text, params, rowMode: options?.rowMode, textTypes });
     return answered;
   }
 

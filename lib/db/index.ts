@@ -130,14 +130,15 @@ type DriverClient = {
 };
 
 /**
- * Runs `text` (parameters `$1`...) as the prepared statement `name` on a PostgreSQL server: each
- * pooled connection parses and plans it once, not on every call. The embedded database runs it
- * as it is. For statements run hundreds of times a second (the heartbeat batch).
+ * Runs `text` (parameters `$1`...) as the prepared statement `name`: each connection of a
+ * PostgreSQL server's pool, and the embedded database's thread, parses and plans it once, not on
+ * every call. For statements run hundreds of times a second (the heartbeat batch).
  */
 export async function executePrepared<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const client = (db as unknown as { $client: DriverClient }).$client;
-  // PGlite has no named statements; node-postgres's pool takes them.
-  const result = isEmbedded(db) ? await client.query(text, values) : await client.query({ name, text, values });
+  const result = isEmbedded(db)
+    ? await (client as unknown as EmbeddedDatabase).queryPrepared(name, text, values)
+    : await client.query({ name, text, values });
   return result.rows as Row[];
 }
 
