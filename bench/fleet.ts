@@ -30,7 +30,7 @@ export async function seededFleet(kind: "pglite" | "postgres", count: number) {
     const devices: SimulatedDevice[] = await Promise.all(
       Array.from({ length: count }, async (_, index) => {
         const uid = createHash("sha256").update(`bench-${index}`).digest("hex");
-        return { uid, token: await signDeviceToken({ uid, tenant: tenantId }), privateKey: key.privateKey };
+        return { uid, token: signDeviceToken({ uid, tenant: tenantId }), privateKey: key.privateKey };
       }),
     );
     return { env, devices, remove };

@@ -59,7 +59,7 @@ export async function resolveCaller(
 }
 
 async function authenticateUserToken(db: Executor, token: string): Promise<Caller> {
-  const claims = await verifyUserToken(token);
+  const claims = verifyUserToken(token);
   if (!claims) throw unauthorized("invalid or expired token");
   const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, claims.sub));
   if (!user) throw unauthorized("the token's user no longer exists");
@@ -149,7 +149,7 @@ export type DeviceCaller = { uid: string; tenantId: string };
 export async function resolveDevice(db: Executor, headers: Headers): Promise<DeviceCaller> {
   const token = bearerToken(headers.get("authorization"));
   if (!token) throw unauthorized("missing device token: send 'Authorization: Bearer <token>'");
-  const claims = await verifyDeviceToken(token);
+  const claims = verifyDeviceToken(token);
   if (!claims) throw unauthorized("invalid or expired device token");
   const [device] = await db
     .select({ uid: devices.uid })

@@ -154,7 +154,7 @@ function authConfig(): NextAuthConfig {
  */
 async function acceptSwitchedToken<T extends Record<string, unknown>>(token: T, apiToken: unknown) {
   if (typeof apiToken !== "string") return token;
-  const claims = await verifyUserToken(apiToken);
+  const claims = verifyUserToken(apiToken);
   if (!claims || claims.sub !== token.userId) return token;
   return { ...token, apiToken, tenant: claims.tenant, recoveryExpiresAt: undefined };
 }

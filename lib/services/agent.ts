@@ -67,7 +67,7 @@ function recentDeviceToken(uid: string): string | undefined {
 
 async function signedDeviceToken(uid: string, tenantId: string): Promise<string> {
   if (deviceTokens.size > 200_000) deviceTokens.clear();
-  const token = await signDeviceToken({ uid, tenant: tenantId });
+  const token = signDeviceToken({ uid, tenant: tenantId });
   deviceTokens.set(uid, { value: token, at: Date.now() });
   return token;
 }

@@ -134,7 +134,7 @@ export function describeUser(
 /** The User object with a fresh token for the user's default namespace. */
 export async function issueUserObject(db: Executor, user: UserRow): Promise<UserObject> {
   const membership = await defaultMembership(db, user);
-  const token = await signUserToken({ sub: user.id, tenant: membership?.tenantId ?? "" });
+  const token = signUserToken({ sub: user.id, tenant: membership?.tenantId ?? "" });
   return { token, ...describeUser(user, membership) };
 }
 
@@ -169,7 +169,7 @@ export async function issueNamespaceToken(
   const membership = await roleIn(db, userId, tenantId);
   if (!membership) throw forbidden("you are not a member of this namespace");
   if (isSwitch) await db.update(users).set({ lastTenant: tenantId }).where(eq(users.id, userId));
-  const token = await signUserToken({ sub: user.id, tenant: tenantId });
+  const token = signUserToken({ sub: user.id, tenant: tenantId });
   return { token, ...describeUser(user, membership) };
 }
 

@@ -208,7 +208,7 @@ export class TunnelEndpoint {
     // The token first, a signature checked in memory: an upgrade without one cannot take a place
     // in the line. Then the admission: a fleet coming back at once waits in line or is spread out.
     const token = bearerToken(request.headers.authorization);
-    const claims = token ? await verifyDeviceToken(token) : undefined;
+    const claims = token ? verifyDeviceToken(token) : undefined;
     if (!claims) return refuseUpgrade(socket, 401, "a valid device token is required");
     // Gone while its token was checked: its close came before the listener below could hear it,
     // and a place taken now would never be given back.

@@ -17,5 +17,5 @@ export async function insertUser(db: Executor) {
 
 /** The user as the route wrapper sees a caller with a token for `tenantId`. */
 export async function userCaller(userId: string, tenantId: string): Promise<Caller> {
-  return { kind: "user", userId, tokenTenant: tenantId, token: await signUserToken({ sub: userId, tenant: tenantId }) };
+  return { kind: "user", userId, tokenTenant: tenantId, token: signUserToken({ sub: userId, tenant: tenantId }) };
 }
