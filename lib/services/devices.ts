@@ -5,7 +5,7 @@ import { type DeviceStatus, devices } from "@/models/devices";
 import { namespaces } from "@/models/namespaces";
 import type { Scope } from "../auth/credentials";
 import { getConfig } from "../config";
-import type { Executor, Tx } from "../db";
+import { type Executor, isEmbedded, type Tx } from "../db";
 import { countRows } from "../db/paging";
 import { ApiError, CodedError, conflict, isUniqueViolation, notFound } from "../errors";
 import { processEvent } from "../process-state";
@@ -120,15 +120,23 @@ export async function listDevices(db: Executor, scope: Scope, query: ListDevices
       )
       .orderBy(...order);
   const isCounted = !only && !query.filter?.length;
-  const { rows, total } = await db.transaction(async (tx) => {
+  const countAll = (tx: Executor) =>
+    isCounted ? countedDevices(tx, scope.tenantId, query.status) : countRows(tx, { from: matching(tx).as("matching") });
+  // Asked together: the embedded database gets them in one go, not each after the answer to the
+  // last, which under load waits for the event loop (docs/performance.md, reconnect storm).
+  const listed = (tx: Executor) => Promise.all([page(tx), countAll(tx)]);
+  const [[rows, total], namespace] = await Promise.all([
     // PostgreSQL would share that scan with parallel workers, which on a machine whose cores the
-    // server already uses took twice as long as one process alone (docs/performance.md, device list).
-    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
-    const rows = await page(tx);
-    if (isCounted) return { rows, total: await countedDevices(tx, scope.tenantId, query.status) };
-    return { rows, total: await countRows(tx, { from: matching(tx).as("matching") }) };
-  });
-  const namespace = await namespaceState(db, scope.tenantId);
+    // server already uses took twice as long as one process alone (docs/performance.md, device
+    // list). The embedded database starts with none (lib/db), so there no transaction is needed.
+    isEmbedded(db)
+      ? listed(db)
+      : db.transaction(async (tx) => {
+          await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
+          return listed(tx);
+        }),
+    namespaceState(db, scope.tenantId),
+  ]);
   return paged(
     rows.map((row) => describeDevice(row, namespace.name, namespace.isFull)),
     total,
