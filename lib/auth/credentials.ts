@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQLWrapper, sql } from "drizzle-orm";
 import { apiKeys } from "@/models/api-keys";
 import { devices } from "@/models/devices";
 import { members, namespaces } from "@/models/namespaces";
@@ -12,7 +12,18 @@ import { lowerRole, type MemberRole } from "./roles";
 import { hashToken } from "./token-hash";
 
 export type Caller =
-  | { kind: "user"; userId: string; tokenTenant: string; token: string }
+  | {
+      kind: "user";
+      userId: string;
+      tokenTenant: string;
+      token: string;
+      /**
+       * The user's role in `tokenTenant`, read with the user (null: not an accepted member there);
+       * absent when not read. Most calls act in the token's namespace: resolveScope needs no
+       * second statement for them.
+       */
+      tokenRole?: MemberRole | null;
+    }
   | { kind: "apikey"; tenantId: string; role: MemberRole; createdBy: string; keyName: string };
 
 declare const scopeBrand: unique symbol;
@@ -58,12 +69,20 @@ export async function resolveCaller(
   return authenticateUserToken(db, session.apiToken);
 }
 
+/** The accepted membership of `user` in `tenantId`. */
+const membershipOf = (tenantId: string, user: SQLWrapper | string) =>
+  and(eq(members.tenantId, tenantId), eq(members.userId, user), eq(members.status, "accepted"));
+
 async function authenticateUserToken(db: Executor, token: string): Promise<Caller> {
   const claims = verifyUserToken(token);
   if (!claims) throw unauthorized("invalid or expired token");
-  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, claims.sub));
+  const [user] = await db
+    .select({ id: users.id, role: members.role })
+    .from(users)
+    .leftJoin(members, claims.tenant ? membershipOf(claims.tenant, users.id) : sql`false`)
+    .where(eq(users.id, claims.sub));
   if (!user) throw unauthorized("the token's user no longer exists");
-  return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token };
+  return { kind: "user", userId: user.id, tokenTenant: claims.tenant, token, tokenRole: user.role };
 }
 
 /**
@@ -129,11 +148,11 @@ export async function resolveScope(db: Executor, caller: Caller, pathTenant?: st
   }
   const tenantId = pathTenant ?? caller.tokenTenant;
   if (!tenantId) throw forbidden("no namespace selected: create one, or switch with GET /api/token/{tenant}");
-  const [row] = await db
-    .select({ role: members.role })
-    .from(members)
-    .where(and(eq(members.tenantId, tenantId), eq(members.userId, caller.userId), eq(members.status, "accepted")));
-  if (row) return makeScope({ tenantId, role: row.role, actorId: caller.userId, via: "jwt", source });
+  const role =
+    tenantId === caller.tokenTenant && caller.tokenRole !== undefined
+      ? caller.tokenRole
+      : (await db.select({ role: members.role }).from(members).where(membershipOf(tenantId, caller.userId)))[0]?.role;
+  if (role) return makeScope({ tenantId, role, actorId: caller.userId, via: "jwt", source });
   if (pathTenant !== undefined) throw notFound("namespace");
   const [namespace] = await db
     .select({ tenantId: namespaces.tenantId })
