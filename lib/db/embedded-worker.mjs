@@ -29,6 +29,8 @@ try {
   parentPort.postMessage({ ready: false, error: errorFields(error) });
 }
 
+const { serialize } = protocol;
+
 /** The parameter types of each named statement prepared so far, by name. */
 const preparedTypes = new Map();
 
@@ -39,7 +41,6 @@ const preparedTypes = new Map();
  * statement; a Sync ends each step whatever happened, as `query` does.
  */
 function runPrepared(name, text, params) {
-  const { serialize } = protocol;
   return database.runExclusive(async () => {
     if (!preparedTypes.has(name)) {
       try {

@@ -63,16 +63,12 @@ export class EmbeddedDatabase {
   }
 
   query(text: string, params?: unknown[], options?: QueryOptions): Promise<Results> {
-    // Sent at once when it may be: a close called right after must find it among those pending.
-    const turn = this.#turn(false);
-    return turn ? turn.then(() => this.#send(text, params, options)) : this.#send(text, params, options);
+    return this.#outsideTransaction(() => this.#send(text, params, options));
   }
 
   /** `query` as the named statement `name`, which the thread parses and plans once (embedded-worker.mjs). */
   queryPrepared(name: string, text: string, params: unknown[]): Promise<Results> {
-    const turn = this.#turn(false);
-    const send = () => this.#send(text, params, undefined, name);
-    return turn ? turn.then(send) : send();
+    return this.#outsideTransaction(() => this.#send(text, params, { name }));
   }
 
   async transaction<T>(work: (tx: EmbeddedTransaction) => Promise<T>): Promise<T> {
@@ -101,6 +97,13 @@ export class EmbeddedDatabase {
     await ended;
   }
 
+  /** Sends a statement that belongs to no transaction, after the open one and those waiting before it. */
+  #outsideTransaction(send: () => Promise<Results>): Promise<Results> {
+    // Sent at once when it may be: a close called right after must find it among those pending.
+    const turn = this.#turn(false);
+    return turn ? turn.then(send) : send();
+  }
+
   /** Waits, if a transaction is open or others wait before this one; a transaction then holds the turn. */
   #turn(transaction: boolean): Promise<void> | undefined {
     if (this.#stopped) return undefined;
@@ -121,7 +124,8 @@ export class EmbeddedDatabase {
     }
   }
 
-  #send(text: string, params?: unknown[], options?: QueryOptions, name?: string): Promise<Results> {
+  /** `options.name`: run as that named statement (prepared on the thread's first call). */
+  #send(text: string, params?: unknown[], options?: QueryOptions & { name?: string }): Promise<Results> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = this.#nextId++;
     // Drizzle's parsers keep some types' text as it is: the thread does the same for those types
@@ -130,7 +134,7 @@ export class EmbeddedDatabase {
     const answered = new Promise<Results>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     // The thread keeps the process alive only while it owes an answer.
     if (this.#pending.size === 1) this.#worker.ref();
-    this.#worker.postMessage({ id, name, text, params, rowMode: options?.rowMode, textTypes });
+    this.#worker.postMessage({ id, name: options?.name, text, params, rowMode: options?.rowMode, textTypes });
     return answered;
   }
 
