@@ -6,7 +6,7 @@ import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import { type Db, openDatabase, pgliteMaxFiles } from "../db";
-import { unscopedVacuumDueTable, unscopedVacuumStalestTable } from "./maintenance";
+import { unscopedAnalyzeDueTable, unscopedVacuumDueTable, unscopedVacuumStalestTable } from "./maintenance";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -38,9 +38,10 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("vacuuming the embedded database"
 
   it("vacuums a table once its dead rows pass autovacuum's threshold, and none before", async () => {
     // Statistics reach pg_stat_user_tables at most once a second, unless a flush is asked for.
-    const vacuumDue = async () => {
+    // The tables were all vacuumed moments ago: the interval between two vacuums is waived here.
+    const vacuumDue = async (minimumSeconds = 0) => {
       await db.execute(sql`select pg_stat_force_next_flush()`);
-      return unscopedVacuumDueTable(db);
+      return unscopedVacuumDueTable(db, minimumSeconds);
     };
     const scope = await seedScope(db);
     for (let index = 0; index < 100; index++) await insertDevice(db, scope.tenantId);
@@ -60,6 +61,54 @@ describe.skipIf(process.env.TEST_DATABASE_URL)("vacuuming the embedded database"
     );
     expect(after?.dead).toBe(0);
     expect(await vacuumDue()).toBeUndefined();
+    // The vacuum left the statistics alone: analyzing is the other rule's.
+    const [analyzed] = await rows<{ changed: number }>(
+      sql`select n_mod_since_analyze::int as changed from pg_stat_user_tables where relname = 'device_presence'`,
+    );
+    expect(analyzed?.changed).toBe(80);
+  });
+
+  it("vacuums a table vacuumed moments ago only once its dead rows outnumber the live ones", async () => {
+    const vacuumDue = async () => {
+      await db.execute(sql`select pg_stat_force_next_flush()`);
+      return unscopedVacuumDueTable(db);
+    };
+    const scope = await seedScope(db);
+    for (let index = 0; index < 100; index++) await insertDevice(db, scope.tenantId);
+    await db.execute(sql`select pg_stat_force_next_flush()`);
+    for (const _ of await rows(sql`select relname from pg_stat_user_tables where schemaname = 'public'`)) {
+      await unscopedVacuumStalestTable(db);
+    }
+    const touchAll = sql`update device_presence set last_seen = now()`;
+    // As many dead rows as live ones (100 or more): past autovacuum's threshold, but within 30 s of the last vacuum.
+    await db.execute(touchAll);
+    expect(await vacuumDue()).toBeUndefined();
+    // Twice as many dead rows as live ones, whatever the interval.
+    await db.execute(touchAll);
+    expect(await vacuumDue()).toBe("device_presence");
+  });
+
+  it("analyzes the table most changed since its statistics, past autovacuum's threshold, at most once in the interval", async () => {
+    const analyzeDue = async (minimumSeconds?: number) => {
+      await db.execute(sql`select pg_stat_force_next_flush()`);
+      return unscopedAnalyzeDueTable(db, minimumSeconds);
+    };
+    const scope = await seedScope(db);
+    await db.execute(sql`select pg_stat_force_next_flush()`);
+    for (const _ of await rows(sql`select relname from pg_stat_user_tables where schemaname = 'public'`)) {
+      await unscopedVacuumStalestTable(db);
+    }
+    expect(await analyzeDue(0)).toBeUndefined();
+    // 100 new devices: 100 rows changed in `devices`, `device_presence` and their namespace's count, past 50 + 10.
+    for (let index = 0; index < 100; index++) await insertDevice(db, scope.tenantId);
+    await db.execute(sql`update device_presence set last_seen = now() where uid in (select uid from devices limit 10)`);
+    // Analyzed moments ago by the vacuum round: not again within the interval.
+    expect(await analyzeDue()).toBeUndefined();
+    // The most changed first (the presence rows, 110 changes), one table per call, until none is due.
+    const analyzed = [await analyzeDue(0), await analyzeDue(0), await analyzeDue(0)];
+    expect(analyzed[0]).toBe("device_presence");
+    expect(analyzed.slice(1).toSorted()).toEqual(["device_counts", "devices"]);
+    expect(await analyzeDue(0)).toBeUndefined();
   });
 });
 
