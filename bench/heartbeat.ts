@@ -9,19 +9,20 @@ import { ensureBuild } from "../lib/build/ensure-build";
 import { createTestDatabase } from "../testing/database";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, root, startServer } from "../testing/server";
+import { pacedLoad } from "./paced-load";
 import { makeDevices, registerAll } from "./simulator";
 
 export type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
 
-/** How the load generator drives a server: for how long, over how many connections, at what rate. */
-export type Drive = { seconds: number; connections: number; rate?: number };
+/** How the load generator drives a server at full speed: for how long, over how many connections. */
+export type Drive = { seconds: number; connections: number };
 
 /**
  * wrk (C, from Debian's `wrk` package) drives full-speed runs when it is installed: autocannon
  * runs in this Node process and itself needs about as much CPU per request as a plain Node
  * server, which on a small machine caps what any server can be measured at (~19,000/s against
- * ~34,000/s with wrk on the same plain server here). Paced runs always use autocannon, which can
- * hold a rate; at 3,300/s its share is small.
+ * ~34,000/s with wrk on the same plain server here). Paced runs use pacedLoad (bench/paced-load.ts),
+ * which holds an even rate; at 3,300/s its share is small.
  */
 const wrkPath = ["/usr/bin/wrk", "/usr/local/bin/wrk"].find((candidate) => existsSync(candidate));
 const loadGenerator = wrkPath ? "wrk" : "autocannon";
@@ -75,16 +76,15 @@ async function loadWithWrk(wrk: string, baseUrl: string, bodies: string[], { sec
   }
 }
 
-/** Drives POST /api/devices/auth with the devices' bodies in turn: as fast as it goes, or at `rate`/s. */
+/** Drives POST /api/devices/auth with the devices' bodies in turn, as fast as it goes. */
 export async function load(baseUrl: string, bodies: string[], drive: Drive): Promise<Load> {
-  if (wrkPath && !drive.rate) return loadWithWrk(wrkPath, baseUrl, bodies, drive);
+  if (wrkPath) return loadWithWrk(wrkPath, baseUrl, bodies, drive);
   let next = 0;
   const result = await autocannon({
     url: `${baseUrl}/api/devices/auth`,
     method: "POST",
     connections: drive.connections,
     duration: drive.seconds,
-    ...(drive.rate ? { overallRate: drive.rate } : {}),
     headers: { "content-type": "application/json" },
     requests: [{ setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
   });
@@ -223,7 +223,11 @@ async function measureService(
     const before = database ? await transactionsOf(database.url) : 0;
     const warmUp = await load(server.url, bodies, { ...drive, seconds: 2 });
     const max = await load(server.url, bodies, drive);
-    const paced = await load(server.url, bodies, { ...drive, rate: 3_300 });
+    // The paced run has its own two seconds first: its first requests wait for this process to
+    // compile the generator and for the connections to open (100-180 ms here).
+    const heartbeatUrl = `${server.url}/api/devices/auth`;
+    await pacedLoad(heartbeatUrl, bodies, { ...drive, seconds: 2, rate: 3_300 });
+    const paced = await pacedLoad(heartbeatUrl, bodies, { ...drive, rate: 3_300 });
     await server.stop();
     const answered = warmUp.answered + max.answered + paced.answered;
     const totals = /"message":"heartbeat totals","heartbeats":(\d+),"statements":(\d+)/.exec(server.output());
@@ -272,7 +276,7 @@ export async function heartbeatBenchmark(args: Map<string, string>) {
       `${result.database}: ${result.max.rps} heartbeats/s (p50 ${result.max.p50} ms, p99 ${result.max.p99} ms, failed ${result.max.failed})` +
         ` = ${(result.max.rps / result.plain.rps).toFixed(2)}x plain Node (${result.plain.rps} req/s just before),` +
         ` ${(result.max.rps / next.rps).toFixed(2)}x bare Next.js`,
-      `  at 3,300/s: p50 ${result.paced.p50} ms, p99 ${result.paced.p99} ms, ${result.paced.rps} req/s, failed ${result.paced.failed}`,
+      `  at 3,300/s offered (open loop): p50 ${result.paced.p50} ms, p99 ${result.paced.p99} ms, ${result.paced.rps} req/s, failed ${result.paced.failed}`,
       `  per heartbeat: ${result.writesPerHeartbeat.toFixed(4)} heartbeat writes` +
         (result.statementsPerHeartbeat === undefined
           ? ""
