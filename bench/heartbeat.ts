@@ -223,8 +223,8 @@ async function measureService(
     const before = database ? await transactionsOf(database.url) : 0;
     const warmUp = await load(server.url, bodies, { ...drive, seconds: 2 });
     const max = await load(server.url, bodies, drive);
-    // The paced run has its own two seconds first: its first requests wait for this process to
-    // compile the generator and for the connections to open (100-180 ms here).
+    // The paced run has its own two seconds first, as the full-speed one has: the server's first
+    // second after the full-speed run kept requests waiting 100-560 ms (docs/performance.md).
     const heartbeatUrl = `${server.url}/api/devices/auth`;
     await pacedLoad(heartbeatUrl, bodies, { ...drive, seconds: 2, rate: 3_300 });
     const paced = await pacedLoad(heartbeatUrl, bodies, { ...drive, rate: 3_300 });
