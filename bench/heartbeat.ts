@@ -9,10 +9,9 @@ import { ensureBuild } from "../lib/build/ensure-build";
 import { createTestDatabase } from "../testing/database";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, root, startServer } from "../testing/server";
+import type { Load } from "./kit";
 import { pacedLoad } from "./paced-load";
 import { makeDevices, registerAll } from "./simulator";
-
-export type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
 
 /** How the load generator drives a server at full speed: for how long, over how many connections. */
 export type Drive = { seconds: number; connections: number };

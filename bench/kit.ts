@@ -187,6 +187,9 @@ export function descriptorKinds(
   return kinds;
 }
 
+/** What a load of heartbeat calls measured: answers per second, latency percentiles (ms), and counts. */
+export type Load = { rps: number; p50: number; p99: number; failed: number; answered: number };
+
 /** The value below which `share` (0..1) of the values lie. */
 export function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,7 +1,6 @@
 import http from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Load } from "./heartbeat";
-import { percentile } from "./kit";
+import { type Load, percentile } from "./kit";
 
 /**
  * An open-loop load at a fixed rate: request i is due at start + i / rate, whether or not earlier

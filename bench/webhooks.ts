@@ -7,7 +7,8 @@ import { createTestDatabase } from "../testing/database";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, startServer } from "../testing/server";
 import { startWebhookReceiver } from "../testing/webhook-receiver";
-import { type Drive, type Load, load } from "./heartbeat";
+import { type Drive, load } from "./heartbeat";
+import type { Load } from "./kit";
 import { api, settle } from "./kit";
 import { makeDevices, registerAll } from "./simulator";
 
