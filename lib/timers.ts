@@ -16,9 +16,20 @@ import { unscopedPurgeExpiredTerminalTickets } from "./services/terminal";
 import { unscopedPurgeExpiredTokens } from "./services/user-tokens";
 import { startWebhookDelivery, unscopedPurgeWebhookDeliveries } from "./services/webhook-delivery";
 
-function every(seconds: number, name: string, task: () => Promise<unknown>) {
+/**
+ * Runs `task` every `seconds`. A run still going when the next is due makes that one skip: a
+ * slow vacuum or sync never queues a second one behind it.
+ */
+export function every(seconds: number, name: string, task: () => Promise<unknown>) {
+  let isRunning = false;
   const timer = setInterval(() => {
-    task().catch((error: unknown) => log.warn(`${name} failed`, { error: errorText(error) }));
+    if (isRunning) return;
+    isRunning = true;
+    task()
+      .catch((error: unknown) => log.warn(`${name} failed`, { error: errorText(error) }))
+      .finally(() => {
+        isRunning = false;
+      });
   }, seconds * 1000);
   timer.unref();
   return timer;
@@ -68,15 +79,10 @@ export function startTimers(db: Db, config: Config) {
 /**
  * The connectors' status worker (cloud edition): every CONNECTOR_SYNC_SECONDS, the due connectors
  * this instance holds or can take are synced with their engines (docs/connectors.md). A round
- * still running when the next is due makes that one wait.
+ * still running when the next is due makes that one skip.
  */
 export function startConnectorWorker(db: Db, config: Config, instance: string) {
-  let round: Promise<unknown> | undefined;
-  return every(config.CONNECTOR_SYNC_SECONDS, "syncing connectors", async () => {
-    if (round) return;
-    round = unscopedSyncDueConnectors(db, instance, config.CONNECTOR_SYNC_SECONDS).finally(() => {
-      round = undefined;
-    });
-    await round;
-  });
+  return every(config.CONNECTOR_SYNC_SECONDS, "syncing connectors", () =>
+    unscopedSyncDueConnectors(db, instance, config.CONNECTOR_SYNC_SECONDS),
+  );
 }
