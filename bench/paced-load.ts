@@ -22,14 +22,14 @@ export async function pacedLoad(
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const total = Math.round(seconds * rate);
   const latencies: number[] = [];
-  let [sent, failed, settled] = [0, 0, 0];
+  let [sent, failed, ended] = [0, 0, 0];
   const start = performance.now();
   const finished = new Promise<void>((resolve) => {
-    const settle = (due: number, isAnswered: boolean) => {
+    const record = (due: number, isAnswered: boolean) => {
       if (isAnswered) latencies.push(performance.now() - due);
       else failed += 1;
-      settled += 1;
-      if (settled === total) resolve();
+      ended += 1;
+      if (ended === total) resolve();
     };
     const send = (due: number, body: string) => {
       const request = http.request(
@@ -44,11 +44,11 @@ export async function pacedLoad(
         },
         (response) => {
           response.resume();
-          response.on("end", () => settle(due, response.statusCode === 200));
+          response.on("end", () => record(due, response.statusCode === 200));
         },
       );
       request.on("timeout", () => request.destroy(new Error("timed out")));
-      request.on("error", () => settle(due, false));
+      request.on("error", () => record(due, false));
       request.end(body);
     };
     const sendDue = () => {

@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type Name, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../db";
 
 /**
@@ -55,11 +55,7 @@ export const unscopedAnalyzeDueTable = (db: Executor, minimumSeconds = 600) =>
   );
 
 /** Runs `command` on the table `choice` names (a query of one `relname`), if any; returns its name. */
-async function onFirstTable(
-  db: Executor,
-  choice: SQL,
-  command: (table: ReturnType<typeof sql.identifier>) => SQL,
-): Promise<string | undefined> {
+async function onFirstTable(db: Executor, choice: SQL, command: (table: Name) => SQL): Promise<string | undefined> {
   const result = await db.execute(choice);
   const name = (result as unknown as { rows: { relname: string }[] }).rows[0]?.relname;
   if (name !== undefined) await db.execute(command(sql.identifier(name)));
