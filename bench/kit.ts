@@ -62,6 +62,25 @@ export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolv
 export const rssKiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 
+/**
+ * The lowest RSS of `pid` from now until the answer is called, read every 250 ms: what the
+ * process holds once its collector has run. One reading also counts the garbage not yet
+ * collected, and moved a tunnel's share between 23 and 35 KB across runs of the same code.
+ */
+export function lowestRss(pid: number): () => number {
+  let lowest = Number.POSITIVE_INFINITY;
+  const read = () => {
+    lowest = Math.min(lowest, rssKiB(pid) || lowest);
+  };
+  read();
+  const timer = setInterval(read, 250);
+  return () => {
+    clearInterval(timer);
+    read();
+    return lowest;
+  };
+}
+
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];

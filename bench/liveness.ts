@@ -5,7 +5,7 @@ import { descriptorLimit } from "../lib/process-health";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, startServer } from "../testing/server";
 import { loadAverage, seededFleet } from "./fleet";
-import { cpuSeconds, inParallel, openTunnel, rssKiB, settle } from "./kit";
+import { cpuSeconds, inParallel, lowestRss, openTunnel, settle } from "./kit";
 import { heartbeatLoop, makeDevices, registerAll } from "./simulator";
 
 /**
@@ -107,16 +107,18 @@ export async function livenessBenchmark(args: Map<string, string>) {
       `liveness benchmark: ${count.toLocaleString("en")} devices on ${kind}, ${windowSeconds} s per measurement, one call or keepalive round per device every ${intervalSeconds} s; the server and this load generator share 2 cores; load average ${loadAverage()}`,
     );
     await settle(10_000);
+    const idleRss = lowestRss(running.process.pid ?? 0);
     const idle = await measured(running, env.DATABASE_URL, window);
     print(`idle server:      ${describe(idle)}`);
 
-    const before = rssKiB(running.process.pid ?? 0);
+    const before = idleRss();
     await inParallel(tunnelDevices, 64, async (device) => {
       clients.push(await openTunnel(running.url, device));
     });
+    const tunnelsRss = lowestRss(running.process.pid ?? 0);
     await settle(10_000);
-    const memory = (rssKiB(running.process.pid ?? 0) - before) / count;
     const tunnels = await measured(running, env.DATABASE_URL, window);
+    const memory = (tunnelsRss() - before) / count;
     const tunnelCost = perDevice(tunnels, idle, count, windowSeconds);
     print(
       `${count.toLocaleString("en")} idle tunnels: ${describe(tunnels)}; ${memory.toFixed(1)} KB of server memory each`,

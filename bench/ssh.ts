@@ -16,10 +16,10 @@ import {
   connect,
   cpuSeconds,
   inParallel,
+  lowestRss,
   median,
   openTunnel,
   requireNativeSshCrypto,
-  rssKiB,
   settle,
   simulatedDevices,
 } from "./kit";
@@ -141,15 +141,17 @@ async function withCpu<T>(pids: Record<string, number>, measure: () => Promise<T
 /** Server RSS per idle connected agent: `count` tunnels opened from this process. */
 async function memoryPerAgent(server: RunningServer, owner: Api, tenantId: string, count: number) {
   const devices = await simulatedDevices(owner, tenantId, count);
+  const idleRss = lowestRss(server.process.pid ?? 0);
   await settle(5_000);
-  const before = rssKiB(server.process.pid ?? 0);
+  const before = idleRss();
   const started = performance.now();
   await inParallel(devices, 32, async (device) => {
     device.client = await openTunnel(server.url, device);
   });
   const connectSeconds = (performance.now() - started) / 1000;
+  const steadyRss = lowestRss(server.process.pid ?? 0);
   await settle(10_000);
-  const after = rssKiB(server.process.pid ?? 0);
+  const after = steadyRss();
   for (const device of devices) device.client?.end();
   return { before, after, perAgentKiB: (after - before) / count, connectSeconds };
 }
