@@ -8,8 +8,14 @@ type Waiting = { transaction: boolean; go: () => void };
 type ErrorFields = Record<string, unknown> & { message: string };
 type Answer = { id: number; result?: Results; error?: ErrorFields };
 
-/** The statements of one open transaction, as PGlite's own `Transaction` gives them to drizzle. */
-export type EmbeddedTransaction = { query: EmbeddedDatabase["query"] };
+/**
+ * The statements of one open transaction, as PGlite's own `Transaction` gives them to drizzle,
+ * and as named statements.
+ */
+export type EmbeddedTransaction = {
+  query: EmbeddedDatabase["query"];
+  queryPrepared: EmbeddedDatabase["queryPrepared"];
+};
 
 const workerFile = path.join(process.cwd(), "lib/db/embedded-worker.mjs");
 
@@ -75,7 +81,10 @@ export class EmbeddedDatabase {
     await this.#turn(true);
     try {
       await this.#send("begin");
-      const result = await work({ query: (text, params, options) => this.#send(text, params, options) });
+      const result = await work({
+        query: (text, params, options) => this.#send(text, params, options),
+        queryPrepared: (name, text, params) => this.#send(text, params, { name }),
+      });
       await this.#send("commit");
       return result;
     } catch (error) {

@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
-import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
 import { log } from "../log";
@@ -126,19 +128,35 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
 
 type DriverClient = {
   query: (query: unknown, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+  /** The embedded database, and its transactions: `query` as a named statement. */
+  queryPrepared?: (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
   embedded?: true;
 };
 
+const dialect = new PgDialect();
+/** Each prepared statement's name, by its text. */
+const preparedNames = new Map<string, string>();
+
 /**
- * Runs `text` (parameters `$1`...) as the prepared statement `name`: each connection of a
- * PostgreSQL server's pool, and the embedded database's thread, parses and plans it once, not on
- * every call. For statements run hundreds of times a second (the heartbeat batch).
+ * Runs `query` as a prepared statement, in a transaction or not: each connection of a PostgreSQL
+ * server's pool, and the embedded database's thread, parses and plans it once, not on every call
+ * (planning was most of the time of a tunnel batch's statements on the embedded database,
+ * docs/performance.md). For statements of constant text run hundreds of times a second, their
+ * rows in a parameter (JSON, an array): the heartbeat batch, the tunnels' ownership, the rows
+ * that go with every event. Named after its text, which must not vary with the data: each text
+ * is kept prepared on every connection for good.
  */
-export async function executePrepared<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<Row[]> {
-  const client = (db as unknown as { $client: DriverClient }).$client;
-  const result = isEmbedded(db)
-    ? await (client as unknown as EmbeddedDatabase).queryPrepared(name, text, values)
-    : await client.query({ name, text, values });
+export async function executePrepared<Row>(db: Executor, query: SQL): Promise<Row[]> {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `prepared_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  const client = (db._.session as unknown as { client: DriverClient }).client;
+  const result = client.queryPrepared
+    ? await client.queryPrepared(name, text, params)
+    : await client.query({ name, text, values: params });
   return result.rows as Row[];
 }
 

@@ -1,6 +1,6 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { Executor } from "./index";
+import { type Executor, executePrepared } from "./index";
 
 /** A table whose rows have a bigserial `id`, taken in the order they are inserted. */
 type TableWithId = PgTable & { $inferInsert: { id?: number } };
@@ -36,13 +36,14 @@ export async function insertRows<T extends TableWithId>(
   const values = [sql.raw(given.map(({ key }) => `r.${quoted(key)}`).join(", ")), ...named.map(({ value }) => value)];
   const record = given.map(({ key, column }) => `${quoted(key)} ${column.getSQLType()}`).join(", ");
   // ROWS FROM numbers the rows (WITH ORDINALITY), so that the ids follow the order given.
-  const result = await db.execute(sql`
+  const inserted = await executePrepared<{ id: string | number | bigint }>(
+    db,
+    sql`
     insert into ${table} (${sql.raw(targets.map(quoted).join(", "))})
     select ${sql.join(values, sql`, `)}
     from rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as (${sql.raw(record)})) with ordinality as r
     order by r.ordinality
-    returning id`);
-  return (result as unknown as { rows: { id: string | number }[] }).rows
-    .map((row) => Number(row.id))
-    .sort((a, b) => a - b);
+    returning id`,
+  );
+  return inserted.map((row) => Number(row.id)).sort((a, b) => a - b);
 }

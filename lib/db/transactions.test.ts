@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { withTestDatabase } from "@/testing/database";
-import { type Db, inTransaction, isEmbedded } from ".";
+import { type Db, executePrepared, inTransaction, isEmbedded } from ".";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -33,6 +33,26 @@ describe("inTransaction", () => {
     const { rows } = counted as unknown as { rows: { count: number }[] };
     expect(rows[0]?.count).toBe(0);
     await db.execute(sql`drop table in_transaction_probe`);
+  });
+});
+
+describe("executePrepared", () => {
+  it("runs a statement prepared once, in a transaction or not, its rows in a parameter; a rollback undoes its writes, not the statement", async () => {
+    await db.execute(sql`create table if not exists prepared_probe (n int)`);
+    const insert = (numbers: number[]) =>
+      sql`insert into prepared_probe select jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb)::int returning n`;
+    expect(await executePrepared(db, insert([1, 2]))).toEqual([{ n: 1 }, { n: 2 }]);
+    const failing = db.transaction(async (tx) => {
+      expect(await executePrepared(tx, insert([3]))).toEqual([{ n: 3 }]);
+      throw new Error("fails");
+    });
+    await expect(failing).rejects.toThrow("fails");
+    await db.transaction(async (tx) => {
+      expect(await executePrepared(tx, insert([4]))).toEqual([{ n: 4 }]);
+    });
+    const all = sql`select coalesce(array_agg(n order by n), '{}') as numbers from prepared_probe where n = any(${sql.param([1, 3, 4])}::int[])`;
+    expect(await executePrepared(db, all)).toEqual([{ numbers: [1, 4] }]);
+    await db.execute(sql`drop table prepared_probe`);
   });
 });
 

@@ -107,7 +107,7 @@ async function syncContainers(
     // Running containers are seen now, so the silent-device timer leaves them online; those that
     // came online are announced.
     const result = await db.execute(sql`
-      with running as (select jsonb_array_elements_text(${JSON.stringify(runningUids)}::jsonb) as uid), ${seenNow(sql`running`)}
+      with ${seenNow(runningUids)}
       select uid, tenant_id, last_seen from came_online`);
     const rows = (result as unknown as { rows: SeenDevice[] }).rows;
     await announceOnline(db, rows, "container running");

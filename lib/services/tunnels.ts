@@ -4,10 +4,10 @@ import { devices } from "@/models/devices";
 import { sessions } from "@/models/sessions";
 import { tunnels } from "@/models/tunnels";
 import { Batcher, inChunks } from "../batch";
-import type { Executor } from "../db";
+import { type Executor, executePrepared } from "../db";
 import { errorText } from "../errors";
 import { log } from "../log";
-import { announceOffline, announceOnline, type SeenDevice, seenNow, takeOffline } from "./presence";
+import { amongUids, announceOffline, announceOnline, type SeenDevice, seenNow, takeOffline } from "./presence";
 
 /**
  * The devices that may hold a tunnel: accepted ones, and pending ones, whose tunnel waits
@@ -74,8 +74,6 @@ export async function unscopedTunnelAdmittedDevices(db: Executor, uids: string[]
 // no newer one anywhere, is offline at once (docs/live-status.md): each statement below changes
 // the row and the device's `online` together, and the live streams hear of a change.
 
-const rowsOf = (result: unknown) => (result as { rows: SeenDevice[] }).rows;
-
 /** Keeps why the server refused or dropped a device's tunnel, for its diagnostics. */
 export async function unscopedRecordTunnelError(db: Executor, deviceUid: string, message: string) {
   await db
@@ -92,19 +90,22 @@ export type TunnelOpened = { uid: string; clockSkewMs: number | null };
  * every batch writer of `devices` locks them.
  */
 export async function unscopedRecordTunnelOwners(db: Executor, instance: string, opened: TunnelOpened[]) {
-  const rows = JSON.stringify(opened.toSorted((a, b) => (a.uid < b.uid ? -1 : 1)));
-  const result = await db.execute(sql`
+  const sorted = opened.toSorted((a, b) => (a.uid < b.uid ? -1 : 1));
+  const uids = sorted.map((tunnel) => tunnel.uid);
+  const changed = await executePrepared<SeenDevice>(
+    db,
+    sql`
     with owner as (
       insert into ${tunnels} (device_uid, instance, clock_skew_ms)
       select opened.uid, ${instance}, opened."clockSkewMs"
-      from jsonb_to_recordset(${rows}::jsonb) as opened(uid text, "clockSkewMs" integer)
-      where exists (select from ${devices} where ${devices.uid} = opened.uid)
+      from jsonb_to_recordset(${JSON.stringify(sorted)}::jsonb) as opened(uid text, "clockSkewMs" integer)
+      where exists (select from ${devices} where ${amongUids(devices.uid, uids)} and ${devices.uid} = opened.uid)
       on conflict (device_uid) do update
         set instance = excluded.instance, connected_at = now(), clock_skew_ms = excluded.clock_skew_ms
       returning device_uid as uid
-    ), ${seenNow(sql`owner`)}
-    select uid, tenant_id, last_seen from came_online`);
-  const changed = rowsOf(result);
+    ), ${seenNow(uids, sql`owner`)}
+    select uid, tenant_id, last_seen from came_online`,
+  );
   await announceOnline(db, changed, "tunnel opened");
 }
 
@@ -114,17 +115,21 @@ export async function unscopedRecordTunnelOwners(db: Executor, instance: string,
  */
 export async function unscopedForgetTunnelOwners(db: Executor, instance: string, uids: string[]) {
   // The statement sees the rows as they were before its delete: "another holder" is a row of another instance.
-  const result = await db.execute(sql`
+  const sorted = uids.toSorted();
+  const offline = await executePrepared<SeenDevice>(
+    db,
+    sql`
     with gone as (
       delete from ${tunnels}
-      where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(uids.toSorted())}::jsonb))
+      where instance = ${instance} and ${amongUids(tunnels.deviceUid, sorted)}
       returning device_uid
     )
     update ${devices} set online = false from gone, ${devicePresence}
-    where ${devices.uid} = gone.device_uid and ${devices.online} and ${presenceOfDevice}
+    where ${amongUids(devices.uid, sorted)} and ${devices.uid} = gone.device_uid and ${devices.online} and ${presenceOfDevice}
       and not exists (select from ${tunnels} where device_uid = gone.device_uid and instance <> ${instance})
-    returning ${devices.uid}, ${devices.tenantId}, ${devicePresence.lastSeen}`);
-  await announceOffline(db, rowsOf(result), "tunnel closed");
+    returning ${devices.uid}, ${devices.tenantId}, ${devicePresence.lastSeen}`,
+  );
+  await announceOffline(db, offline, "tunnel closed");
 }
 
 type OwnershipChange = { uid: string; opened?: TunnelOpened };
@@ -230,19 +235,20 @@ export async function unscopedRefreshTunnelLiveness(
   sessionUids: string[],
 ) {
   const sorted = deviceUids.toSorted();
-  const sessionList = JSON.stringify(sessionUids);
   await inChunks(sorted, devicesPerStatement, async (chunk) => {
-    const result = await db.execute(sql`
+    const cameOnline = await executePrepared<SeenDevice>(
+      db,
+      sql`
       with held as (
         select device_uid as uid from ${tunnels}
-        where instance = ${instance} and device_uid in (select jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb))
-      ), ${seenNow(sql`held`)}, touched as (
+        where instance = ${instance} and ${amongUids(tunnels.deviceUid, chunk)}
+      ), ${seenNow(chunk, sql`held`)}, touched as (
         update ${sessions} set last_seen = now() from seen
-        where ${sessions.deviceUid} = seen.uid and ${sessions.active}
-          and ${sessions.uid} in (select jsonb_array_elements_text(${sessionList}::jsonb))
+        where ${amongUids(sessions.uid, sessionUids)} and ${sessions.deviceUid} = seen.uid and ${sessions.active}
       )
-      select uid, tenant_id, last_seen from came_online`);
-    await announceOnline(db, rowsOf(result), "tunnel alive");
+      select uid, tenant_id, last_seen from came_online`,
+    );
+    await announceOnline(db, cameOnline, "tunnel alive");
   });
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { WebhookEventType } from "@/models/enums";
-import type { Executor } from "../db";
+import { type Executor, executePrepared } from "../db";
 
 /** One event offered to a namespace's webhooks: its type and the `data` of the delivery's body. */
 export type WebhookEvent = { tenantId: string; type: WebhookEventType; uid?: string; data: Record<string, unknown> };
@@ -20,11 +20,14 @@ export async function enqueueWebhookEvents(db: Executor, batch: WebhookEvent[]):
     uid: event.uid ?? "",
     data: event.data,
   }));
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    sql`
     insert into webhook_deliveries (webhook_id, event_type, data)
     select w.id, e.type, e.data || coalesce(
       (select jsonb_build_object('name', d.name) from devices d where e.type like 'device.%' and d.uid = e.uid),
       '{}'::jsonb)
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(tenant uuid, type text, uid text, data jsonb)
-    join webhooks w on w.tenant_id = e.tenant and w.enabled and e.type = any(w.events)`);
+    join webhooks w on w.tenant_id = e.tenant and w.enabled and e.type = any(w.events)`,
+  );
 }
