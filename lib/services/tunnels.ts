@@ -28,15 +28,17 @@ type AdmissionQuery = { uid: string; tenantId: string };
  * in that namespace: one statement for all.
  */
 export async function tunnelAdmissions(db: Executor, asked: AdmissionQuery[]): Promise<(AdmittedDevice | undefined)[]> {
-  const rows = await db
-    .select({ uid: devices.uid, tenantId: devices.tenantId, status: devices.status, publicKey: devices.publicKey })
-    .from(devices)
-    .where(inArray(devices.uid, [...new Set(asked.map((query) => query.uid))]));
+  const uids = [...new Set(asked.map((query) => query.uid))];
+  const rows = await executePrepared<{ uid: string; tenant_id: string; status: string; public_key: string }>(
+    db,
+    sql`select ${devices.uid}, ${devices.tenantId}, ${devices.status}, ${devices.publicKey} from ${devices}
+      where ${amongUids(devices.uid, uids)}`,
+  );
   const found = new Map(rows.map((row) => [row.uid, row]));
   return asked.map(({ uid, tenantId }) => {
     const device = found.get(uid);
-    return device && device.tenantId === tenantId && mayHoldTunnel(device.status)
-      ? { publicKey: device.publicKey, status: device.status }
+    return device && device.tenant_id === tenantId && mayHoldTunnel(device.status)
+      ? { publicKey: device.public_key, status: device.status }
       : undefined;
   });
 }
