@@ -8,8 +8,7 @@ import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, startServer } from "../testing/server";
 import { startWebhookReceiver } from "../testing/webhook-receiver";
 import { type Drive, load } from "./heartbeat";
-import type { Load } from "./kit";
-import { api, settle } from "./kit";
+import { api, type Load, settle } from "./kit";
 import { makeDevices, registerAll } from "./simulator";
 
 /** One mode's runs: the storm (every device coming back online) and the steady state right after. */

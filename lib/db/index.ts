@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
-import type { SQL } from "drizzle-orm";
+import { fillPlaceholders, is, SQL } from "drizzle-orm";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "@/models/schema";
 import type { Config } from "../config";
@@ -137,26 +137,41 @@ const dialect = new PgDialect();
 /** Each prepared statement's name, by its text. */
 const preparedNames = new Map<string, string>();
 
-/**
- * Runs `query` as a prepared statement, in a transaction or not: each connection of a PostgreSQL
- * server's pool, and the embedded database's thread, parses and plans it once, not on every call
- * (planning was most of the time of a tunnel batch's statements on the embedded database,
- * docs/performance.md). For statements of constant text run hundreds of times a second, their
- * rows in a parameter (JSON, an array): the heartbeat batch, the tunnels' ownership, the rows
- * that go with every event. Named after its text, which must not vary with the data: each text
- * is kept prepared on every connection for good.
- */
-export async function executePrepared<Row>(db: Executor, query: SQL): Promise<Row[]> {
+/** A statement rendered for executePrepared, named after its text; the values that change may be drizzle placeholders (`sql.placeholder`). */
+export type PreparedStatement = { name: string; text: string; params: unknown[] };
+
+/** Renders `query` and names it after its text: once, for a statement on a hot path, its changing values as placeholders. */
+export function prepared(query: SQL): PreparedStatement {
   const { sql: text, params } = dialect.sqlToQuery(query);
   let name = preparedNames.get(text);
   if (name === undefined) {
     name = `prepared_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
     preparedNames.set(text, name);
   }
+  return { name, text, params };
+}
+
+/**
+ * Runs a statement as a prepared statement, in a transaction or not: each connection of a
+ * PostgreSQL server's pool, and the embedded database's thread, parses and plans it once, not on
+ * every call (planning was most of the time of a tunnel batch's statements on the embedded
+ * database, docs/performance.md). For statements of constant text run hundreds of times a
+ * second, their rows in a parameter (JSON, an array): the heartbeat batch, the tunnels'
+ * ownership, the rows that go with every event. Drizzle SQL is rendered at each call; its text
+ * must not vary with the data: each text is kept prepared on every connection for good.
+ * `values` fill the placeholders of a statement from `prepared`.
+ */
+export async function executePrepared<Row>(
+  db: Executor,
+  statement: SQL | PreparedStatement,
+  values: Record<string, unknown> = {},
+): Promise<Row[]> {
+  const { name, text, params } = is(statement, SQL) ? prepared(statement) : statement;
+  const filled = fillPlaceholders(params, values);
   const client = (db._.session as unknown as { client: DriverClient }).client;
   const result = client.queryPrepared
-    ? await client.queryPrepared(name, text, params)
-    : await client.query({ name, text, values: params });
+    ? await client.queryPrepared(name, text, filled)
+    : await client.query({ name, text, values: filled });
   return result.rows as Row[];
 }
 

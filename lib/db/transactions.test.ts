@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { withTestDatabase } from "@/testing/database";
-import { type Db, executePrepared, inTransaction, isEmbedded } from ".";
+import { type Db, executePrepared, inTransaction, isEmbedded, prepared } from ".";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -49,9 +49,17 @@ describe("executePrepared", () => {
     await expect(failing).rejects.toThrow("fails");
     await db.transaction(async (tx) => {
       expect(await executePrepared(tx, insert([4]))).toEqual([{ n: 4 }]);
+      // The connection itself keeps the statement (the transaction's, on a server's pool).
+      const kept = await tx.execute(
+        sql`select count(*)::int as count from pg_prepared_statements where name = ${prepared(insert([4])).name}`,
+      );
+      expect((kept as unknown as { rows: { count: number }[] }).rows).toEqual([{ count: 1 }]);
     });
-    const all = sql`select coalesce(array_agg(n order by n), '{}') as numbers from prepared_probe where n = any(${sql.param([1, 3, 4])}::int[])`;
-    expect(await executePrepared(db, all)).toEqual([{ numbers: [1, 4] }]);
+    const some = prepared(
+      sql`select coalesce(array_agg(n order by n), '{}') as numbers from prepared_probe where n = any(${sql.placeholder("numbers")}::int[])`,
+    );
+    expect(await executePrepared(db, some, { numbers: [1, 3, 4] })).toEqual([{ numbers: [1, 4] }]);
+    expect(await executePrepared(db, some, { numbers: [2] })).toEqual([{ numbers: [2] }]);
     await db.execute(sql`drop table prepared_probe`);
   });
 });

@@ -1,10 +1,10 @@
 import { type SQL, sql } from "drizzle-orm";
 import { nextStep } from "../batch";
-import { type Db, executePrepared } from "../db";
+import { type Db, executePrepared, prepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
-import { amongUids, announceOnline, type SeenDevice } from "./presence";
+import { announceOnline, type SeenDevice } from "./presence";
 
 export type Heartbeat = {
   uid: string;
@@ -30,9 +30,10 @@ type Row = { uid: string; name: string; tenant_id: string; last_seen: string | D
  * only when they belong to that device in that namespace. Most batches list no session; theirs is
  * the statement without them.
  */
-const heartbeatStatement = (rows: string, uids: string[], touchSessions: SQL) => sql`
+const heartbeatStatement = (touchSessions: SQL) =>
+  prepared(sql`
   with beats as (
-    select * from jsonb_to_recordset(${rows}::jsonb)
+    select * from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb)
       as beat(uid text, tenant_id uuid, remote_addr text, info jsonb, sessions jsonb, proven boolean)
   ), allowed as (
     select devices.uid, devices.name, devices.tenant_id, devices.online as was_online,
@@ -40,7 +41,7 @@ const heartbeatStatement = (rows: string, uids: string[], touchSessions: SQL) =>
       not devices.online or devices.remote_addr <> beats.remote_addr or devices.info <> beats.info
         or beats.proven and devices.key_proven_at is null as is_changed
     from beats join devices on devices.uid = beats.uid
-    where ${amongUids(sql`devices.uid`, uids)} and devices.tenant_id = beats.tenant_id
+    where devices.uid = any(${sql.placeholder("uids")}::text[]) and devices.tenant_id = beats.tenant_id
       and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
         select from namespaces
         where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))
@@ -53,15 +54,16 @@ const heartbeatStatement = (rows: string, uids: string[], touchSessions: SQL) =>
       key_proven_at = coalesce(devices.key_proven_at, case when allowed.proven then now() end)
     from allowed where allowed.is_changed and devices.uid = allowed.uid
   )${touchSessions}
-  select uid, name, tenant_id, case when was_online then null else last_seen end as last_seen from seen`;
+  select uid, name, tenant_id, case when was_online then null else last_seen end as last_seen from seen`);
 
-const touchingSessions = sql`, touched_sessions as (
+const withoutSessions = heartbeatStatement(sql``);
+const withSessions = heartbeatStatement(sql`, touched_sessions as (
     update sessions set last_seen = now()
     from allowed join beats on beats.uid = allowed.uid,
       jsonb_array_elements_text(beats.sessions) as listed(uid)
     where sessions.uid = listed.uid and sessions.device_uid = allowed.uid
       and sessions.tenant_id = allowed.tenant_id and sessions.active
-  )`;
+  )`);
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
@@ -146,8 +148,10 @@ export class HeartbeatWriter {
     }));
     this.totals.statements += 1;
     const uids = beats.map((beat) => beat.uid);
-    const statement = heartbeatStatement(JSON.stringify(rows), uids, listsSessions ? touchingSessions : sql``);
-    const updated = await executePrepared<Row>(this.db, statement);
+    const updated = await executePrepared<Row>(this.db, listsSessions ? withSessions : withoutSessions, {
+      rows: JSON.stringify(rows),
+      uids,
+    });
     // Devices this heartbeat brought back online (not those it keeps online): the live streams hear of them.
     const cameOnline = updated.filter((row): row is SeenDevice & Row => row.last_seen !== null);
     if (cameOnline.length > 0) {
