@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { ParsedKey } from "ssh2";
+import type { ParsedKey, PublicKeyAuthMethod } from "ssh2";
 import ssh2 from "ssh2";
 import { log } from "../lib/log";
 import { loadOrCreateFile } from "../lib/secrets";
@@ -36,6 +36,17 @@ export function loadDeviceKey(dataDir: string, file?: string): DeviceKey {
     parsed: parseOrThrow(privatePem, "the device key"),
   };
 }
+
+/**
+ * Logs in to an SSH server with a key parsed once: ssh2 keeps the key object it signs with on the
+ * parsed key (patches/), where a key given to `connect` as text is parsed and decoded again at
+ * every connection.
+ */
+export const publicKeyAuth = (username: string, key: ParsedKey): PublicKeyAuthMethod => ({
+  type: "publickey",
+  username,
+  key,
+});
 
 /** An SSH public key blob as one OpenSSH line, `TYPE BASE64`. */
 export function opensshLine(blob: Buffer): string {

@@ -4,7 +4,7 @@ import { log } from "../lib/log";
 import { agentTimeHeader, forwardedSsh, hexUidShape, tunnelPath } from "../lib/protocol";
 import { Backoff, retryAfterDelay } from "./backoff";
 import type { DeviceServer } from "./device-server";
-import type { DeviceKey, ServerKeyPin } from "./identity";
+import { type DeviceKey, publicKeyAuth, type ServerKeyPin } from "./identity";
 import { type DeviceCredentials, type Registration, RegistrationError } from "./registration";
 
 const keepaliveMs = 30_000;
@@ -173,7 +173,7 @@ export class Tunnel {
       client.connect({
         sock: stream,
         username: credentials.uid,
-        privateKey: this.deviceKey.privatePem,
+        authHandler: [publicKeyAuth(credentials.uid, this.deviceKey.parsed)],
         hostVerifier: (key: Buffer) => {
           isKeyRefused = !this.serverKey.verify(key);
           return !isKeyRefused;

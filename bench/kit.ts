@@ -3,8 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "no
 import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import ssh2, { type Client, type ConnectConfig } from "ssh2";
+import ssh2, { type Client, type ConnectConfig, type ParsedKey } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
+import { publicKeyAuth } from "../agent/identity";
 import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, root } from "../testing/server";
@@ -273,19 +274,24 @@ export async function agentFleet(server: RunningServer, agentCount: number, user
   }
 }
 
-/** The ed25519 key of a simulated agent, as ssh2 reads it and as the API takes it (PEM SPKI). */
+/**
+ * The ed25519 key of a simulated agent, parsed by ssh2 once (as the agent parses its key) and as
+ * the API takes it (PEM SPKI).
+ */
 export function simulatedKey() {
   const pair = ed25519KeyPair();
+  const parsed = ssh2.utils.parseKey(pair.private);
+  if (parsed instanceof Error || Array.isArray(parsed)) throw new Error("ssh2 could not parse a simulated agent's key");
   const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
   const x = blob.subarray(blob.length - 32).toString("base64url");
   const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
     .export({ type: "spki", format: "pem" })
     .toString();
-  return { privateKey: pair.private, pem };
+  return { privateKey: parsed, pem };
 }
 
 /** A device a benchmark holds tunnels of without an agent process: its uid, device token and private key. */
-export type SimulatedDevice = { uid: string; token: string; privateKey: string };
+export type SimulatedDevice = { uid: string; token: string; privateKey: ParsedKey };
 
 /** A tunnel upgrade the server did not take: its status, and the Retry-After of a 429. */
 export class TunnelRefused extends Error {
@@ -356,7 +362,7 @@ export function openTunnel(baseUrl: string, device: SimulatedDevice, readyTimeou
         client.connect({
           sock: createWebSocketStream(socket),
           username: device.uid,
-          privateKey: device.privateKey,
+          authHandler: [publicKeyAuth(device.uid, device.privateKey)],
           readyTimeout,
         });
       } catch (error) {
