@@ -3,10 +3,12 @@ import type { DeviceStatus } from "./enums";
 import { tenantIdColumn } from "./namespaces";
 
 /**
- * How many devices each namespace has in each status, kept by triggers on `devices` (the
- * migration that creates this table) in the transaction that inserts, deletes or changes the
- * status of a device: the device list's total without counting the namespace's rows. No trigger
- * fires on the columns heartbeats set, which stay unindexed (docs/performance.md).
+ * How many devices each namespace has in each status, and how many of them are online, kept by
+ * triggers on `devices` (the migrations that create this table and add `online`) in the
+ * transaction that inserts, deletes or changes the status or `online` of a device: the device
+ * list's total and the stats without counting the namespace's rows. No trigger fires for a
+ * heartbeat that finds its device online already: it writes only `device_presence`
+ * (docs/performance.md).
  */
 export const deviceCounts = pgTable(
   "device_counts",
@@ -14,6 +16,7 @@ export const deviceCounts = pgTable(
     tenantId: tenantIdColumn(),
     status: text("status").$type<DeviceStatus>().notNull(),
     count: integer("count").notNull(),
+    online: integer("online").notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.tenantId, table.status] })],
 );

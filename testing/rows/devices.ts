@@ -3,10 +3,14 @@ import type { Executor } from "@/lib/db";
 import { type DeviceStatus, devices } from "@/models/devices";
 import { randomUid } from "../client";
 
-type DeviceRowInput = { status?: DeviceStatus; tags?: string[]; name?: string };
+type DeviceRowInput = { status?: DeviceStatus; tags?: string[]; name?: string; online?: boolean };
 
 /** A device row as an agent's registration would leave it (the key and its digest are placeholders). */
-const deviceRow = (uid: string, tenantId: string, { status = "pending", tags = [], name }: DeviceRowInput) => ({
+const deviceRow = (
+  uid: string,
+  tenantId: string,
+  { status = "pending", tags = [], name, online = false }: DeviceRowInput,
+) => ({
   uid,
   tenantId,
   name: name ?? `dev-${uid.slice(0, 12)}`,
@@ -16,6 +20,7 @@ const deviceRow = (uid: string, tenantId: string, { status = "pending", tags = [
   keyDigest: uid,
   status,
   tags,
+  online,
 });
 
 /** One device row in the namespace; returns its uid. */
