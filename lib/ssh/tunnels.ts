@@ -169,6 +169,12 @@ export function dropTunnel(deviceUid: string, reason: string) {
 /** This instance's name in the ownership rows. */
 export const thisInstance = () => registry().instance;
 
+/** A tunnel's stream on its way into the SSH server, and what its connection serves. */
+type TunnelStart = { stream: Duplex; device: TunnelDevice; address: string; clockSkewMs: number | null };
+
+/** The stream an SSH server connection runs on: ssh2 names it `_sock` alone. */
+const injectedStream = (connection: Connection) => (connection as unknown as { _sock: Duplex })._sock;
+
 /**
  * The tunnel endpoint: `GET /agent/tunnel` with the device token upgrades to a WebSocket over
  * which the agent runs SSH. Refused (401/403) before the upgrade unless the token is a valid
@@ -177,7 +183,18 @@ export const thisInstance = () => registry().instance;
  */
 export class TunnelEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
-  private readonly hostKey = parsedHostKey();
+  /**
+   * One SSH server for every tunnel, each tunnel's stream injected into it: a server of its own
+   * per tunnel kept its key exchange offer, buffers and Node server for the tunnel's life (about
+   * 3 KB of each idle tunnel, docs/performance.md).
+   */
+  private readonly sshServer = new ssh2.Server({
+    hostKeys: [{ key: parsedHostKey() } as unknown as string],
+    keepaliveInterval: tunnelLivenessMs(),
+    keepaliveCountMax: 3,
+  });
+  /** What each stream injected into the SSH server carries: its device, its agent's address and clock skew. */
+  private readonly injected = new WeakMap<Duplex, TunnelStart>();
   /** This instance's ownership rows, written in batches in the order tunnels come and go. */
   private readonly ownership: TunnelOwnershipWriter;
   /** A device's key and status when it may hold a tunnel, looked up in batches. */
@@ -194,6 +211,13 @@ export class TunnelEndpoint {
     this.ownership = new TunnelOwnershipWriter(db, () => registry().instance);
     this.admission = new TunnelAdmission(maxHandshakes, () => this.ownership.backlog);
     this.admitted = tunnelAdmissionReader(db);
+    this.sshServer.on("connection", (connection) => {
+      const stream = injectedStream(connection);
+      const start = this.injected.get(stream);
+      this.injected.delete(stream);
+      if (start) this.serve(connection, start);
+      else connection.end();
+    });
   }
 
   /**
@@ -268,7 +292,8 @@ export class TunnelEndpoint {
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
-      this.serve(stream, device, address, clockSkewMs);
+      this.injected.set(stream, { stream, device, address, clockSkewMs });
+      this.sshServer.injectSocket(stream as unknown as import("node:net").Socket);
     });
   }
 
@@ -279,74 +304,67 @@ export class TunnelEndpoint {
     );
   }
 
-  private serve(stream: Duplex, device: TunnelDevice, address: string, clockSkewMs: number | null) {
-    const server = new ssh2.Server({
-      hostKeys: [{ key: this.hostKey } as unknown as string],
-      keepaliveInterval: tunnelLivenessMs(),
-      keepaliveCountMax: 3,
-    });
-    server.on("connection", (connection) => {
-      const tunnel = new Tunnel(device, connection, stream);
-      const deadline = setTimeout(() => {
-        this.recordError(device.uid, `the SSH handshake did not finish within ${handshakeMs / 1000} s`);
-        tunnel.close("handshake deadline");
-      }, handshakeMs);
-      let isAuthenticated = false;
-      connection.on("authentication", (context) => {
-        if (context.method !== "publickey" || context.username !== device.uid) return context.reject(["publickey"]);
-        const offered = context.key;
-        const deviceKey = device.publicKey;
-        if (!deviceKey || !offered.data.equals(deviceKey.getPublicSSH())) return context.reject(["publickey"]);
-        // A query without a signature proves nothing: answer it, change nothing.
-        if (!context.signature || !context.blob) return context.accept();
-        if (!isValidSignature(deviceKey, context.blob, context.signature, context.hashAlgo)) {
-          this.recordError(device.uid, "the agent's signature does not verify with the device's key");
-          return context.reject(["publickey"]);
-        }
-        this.admitted(device.uid, device.tenantId)
-          .then((admission) => {
-            if (admission && sshKeyFromPem(admission.publicKey)?.getPublicSSH().equals(offered.data)) {
-              device.status = admission.status;
-              isAuthenticated = true;
-              device.publicKey = undefined;
-              context.accept();
-            } else {
-              context.reject(["publickey"]);
-            }
-          })
-          .catch((error: unknown) => {
-            log.warn("tunnel authentication failed", { device: device.uid, error: errorText(error) });
+  /** Serves a tunnel's SSH connection: the agent's login as its device, then its forwarding request. */
+  private serve(connection: Connection, { stream, device, address, clockSkewMs }: TunnelStart) {
+    const tunnel = new Tunnel(device, connection, stream);
+    const deadline = setTimeout(() => {
+      this.recordError(device.uid, `the SSH handshake did not finish within ${handshakeMs / 1000} s`);
+      tunnel.close("handshake deadline");
+    }, handshakeMs);
+    let isAuthenticated = false;
+    connection.on("authentication", (context) => {
+      if (context.method !== "publickey" || context.username !== device.uid) return context.reject(["publickey"]);
+      const offered = context.key;
+      const deviceKey = device.publicKey;
+      if (!deviceKey || !offered.data.equals(deviceKey.getPublicSSH())) return context.reject(["publickey"]);
+      // A query without a signature proves nothing: answer it, change nothing.
+      if (!context.signature || !context.blob) return context.accept();
+      if (!isValidSignature(deviceKey, context.blob, context.signature, context.hashAlgo)) {
+        this.recordError(device.uid, "the agent's signature does not verify with the device's key");
+        return context.reject(["publickey"]);
+      }
+      this.admitted(device.uid, device.tenantId)
+        .then((admission) => {
+          if (admission && sshKeyFromPem(admission.publicKey)?.getPublicSSH().equals(offered.data)) {
+            device.status = admission.status;
+            isAuthenticated = true;
+            device.publicKey = undefined;
+            context.accept();
+          } else {
             context.reject(["publickey"]);
-          });
-      });
-      connection.on("request", (accept, reject, name, info) => {
-        const isForward =
-          name === "tcpip-forward" &&
-          isAuthenticated &&
-          info.bindAddr === forwardedSsh.address &&
-          info.bindPort === forwardedSsh.port &&
-          tunnel.lifecycle.is("connecting");
-        if (!isForward || !accept) return reject?.();
-        clearTimeout(deadline);
-        accept();
-        this.register(tunnel, address, clockSkewMs);
-      });
-      // The agent opens nothing towards the server.
-      connection.on("session", (_accept, reject) => reject());
-      connection.on("tcpip", (_accept, reject) => reject());
-      connection.on("error", (error) => {
-        log.debug("tunnel error", { device: device.uid, error: error.message });
-        this.recordError(device.uid, `the tunnel failed: ${error.message}`);
-        // A keepalive timeout ends the SSH connection politely, which waits for a frozen agent's
-        // WebSocket close: the tunnel is cut off instead.
-        tunnel.close(`the tunnel failed: ${error.message}`);
-      });
-      connection.on("close", () => {
-        clearTimeout(deadline);
-        this.unregister(tunnel);
-      });
+          }
+        })
+        .catch((error: unknown) => {
+          log.warn("tunnel authentication failed", { device: device.uid, error: errorText(error) });
+          context.reject(["publickey"]);
+        });
     });
-    server.injectSocket(stream as unknown as import("node:net").Socket);
+    connection.on("request", (accept, reject, name, info) => {
+      const isForward =
+        name === "tcpip-forward" &&
+        isAuthenticated &&
+        info.bindAddr === forwardedSsh.address &&
+        info.bindPort === forwardedSsh.port &&
+        tunnel.lifecycle.is("connecting");
+      if (!isForward || !accept) return reject?.();
+      clearTimeout(deadline);
+      accept();
+      this.register(tunnel, address, clockSkewMs);
+    });
+    // The agent opens nothing towards the server.
+    connection.on("session", (_accept, reject) => reject());
+    connection.on("tcpip", (_accept, reject) => reject());
+    connection.on("error", (error) => {
+      log.debug("tunnel error", { device: device.uid, error: error.message });
+      this.recordError(device.uid, `the tunnel failed: ${error.message}`);
+      // A keepalive timeout ends the SSH connection politely, which waits for a frozen agent's
+      // WebSocket close: the tunnel is cut off instead.
+      tunnel.close(`the tunnel failed: ${error.message}`);
+    });
+    connection.on("close", () => {
+      clearTimeout(deadline);
+      this.unregister(tunnel);
+    });
   }
 
   private register(tunnel: Tunnel, address: string, clockSkewMs: number | null) {
