@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { apiKeys } from "@/models/api-keys";
 import { type AuditEntryRow, auditEntries } from "@/models/audit";
 import { users } from "@/models/users";
-import { type Executor, inTransaction } from "../db";
+import { type Executor, inTransaction, isEmbedded } from "../db";
 import { insertRows } from "../db/insert-rows";
 import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
 
@@ -66,9 +66,13 @@ export function auditHash(row: HashedFields): string {
   return createHash("sha256").update(row.previousHash).update("\n").update(content).digest("hex");
 }
 
-// One chain per namespace: its rows are written one at a time, in id order.
-export const chainLock = (tenantId: string) =>
-  sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${tenantId}`}, 0))`;
+/**
+ * One chain per namespace: its rows are written one at a time, in id order. The lock is held
+ * until the transaction ends; the embedded database runs one transaction at a time and needs none.
+ */
+export async function lockChain(tx: Executor, tenantId: string) {
+  if (!isEmbedded(tx)) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${tenantId}`}, 0))`);
+}
 
 /** A row of the trail as the API answers it (`GET /api/audit`) and webhooks carry it. */
 export const describeAuditEntry = (row: AuditEntryRow) => ({
@@ -125,7 +129,7 @@ export async function recordAudits(db: Executor, records: AuditRecord[]): Promis
   if (byTenant.size === 0) return;
   await inTransaction(db, async (tx) => {
     for (const [tenantId, batch] of byTenant) {
-      await tx.execute(chainLock(tenantId));
+      await lockChain(tx, tenantId);
       const [last] = await tx
         .select({ hash: auditEntries.hash })
         .from(auditEntries)

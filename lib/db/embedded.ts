@@ -13,6 +13,7 @@ type Answer = { id: number; result?: Results; error?: ErrorFields };
  * and as named statements.
  */
 export type EmbeddedTransaction = {
+  readonly embedded: true;
   query: EmbeddedDatabase["query"];
   queryPrepared: EmbeddedDatabase["queryPrepared"];
 };
@@ -82,6 +83,7 @@ export class EmbeddedDatabase {
     try {
       await this.#send("begin");
       const result = await work({
+        embedded: true,
         query: (text, params, options) => this.#send(text, params, options),
         queryPrepared: (name, text, params) => this.#send(text, params, { name }),
       });

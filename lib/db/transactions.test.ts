@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { withTestDatabase } from "@/testing/database";
-import { type Db, executePrepared, inTransaction, isEmbedded, prepared } from ".";
+import { type Db, executePrepared, inTransaction, isEmbedded, prepared, writeTogether } from ".";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -36,6 +36,25 @@ describe("inTransaction", () => {
   });
 });
 
+describe("writeTogether", () => {
+  const count = async () => {
+    const counted = await db.execute(sql`select count(*)::int as count from write_together_probe`);
+    return (counted as unknown as { rows: { count: number }[] }).rows[0]?.count;
+  };
+
+  it("runs every write in the transaction; one failing rolls back all", async () => {
+    await db.execute(sql`create table if not exists write_together_probe (n int primary key)`);
+    const insert = (tx: Parameters<typeof writeTogether>[0], n: number) => () =>
+      tx.execute(sql`insert into write_together_probe values (${n})`);
+    await db.transaction((tx) => writeTogether(tx, [insert(tx, 1), insert(tx, 2), insert(tx, 3)]));
+    expect(await count()).toBe(3);
+    const failing = db.transaction((tx) => writeTogether(tx, [insert(tx, 4), insert(tx, 1), insert(tx, 5)]));
+    await expect(failing).rejects.toThrow();
+    expect(await count()).toBe(3);
+    await db.execute(sql`drop table write_together_probe`);
+  });
+});
+
 describe("executePrepared", () => {
   it("runs a statement prepared once, in a transaction or not, its rows in a parameter; a rollback undoes its writes, not the statement", async () => {
     await db.execute(sql`create table if not exists prepared_probe (n int)`);
@@ -65,10 +84,11 @@ describe("executePrepared", () => {
 });
 
 describe("isEmbedded", () => {
-  it("tells the embedded database from a PostgreSQL server, and takes a transaction for a server's", async () => {
-    expect(isEmbedded(db)).toBe(!process.env.TEST_DATABASE_URL);
+  it("tells the embedded database and its transactions from a PostgreSQL server and its", async () => {
+    const isPglite = !process.env.TEST_DATABASE_URL;
+    expect(isEmbedded(db)).toBe(isPglite);
     await db.transaction(async (tx) => {
-      expect(isEmbedded(tx)).toBe(false);
+      expect(isEmbedded(tx)).toBe(isPglite);
     });
   });
 });

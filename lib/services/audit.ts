@@ -5,9 +5,9 @@ import {
   type AuditRecord,
   actorOf,
   auditHash,
-  chainLock,
   describeAuditEntry,
   genesisHash,
+  lockChain,
   recordAudit,
   systemActor,
 } from "../audit/trail";
@@ -201,7 +201,7 @@ export async function unscopedPurgeAudit(db: Executor, days: number, now = new D
   let deleted = 0;
   for (const { tenantId } of tenants) {
     await db.transaction(async (tx) => {
-      await tx.execute(chainLock(tenantId));
+      await lockChain(tx, tenantId);
       const gone = await tx
         .delete(auditEntries)
         .where(and(eq(auditEntries.tenantId, tenantId), lt(auditEntries.at, cutoff)))

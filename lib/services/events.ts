@@ -3,7 +3,7 @@ import { and, asc, eq, gt, gte, lt, max, min, sql } from "drizzle-orm";
 import { deviceTransitions } from "@/models/device-transitions";
 import { events } from "@/models/events";
 import { type AuditRecord, recordAudits, systemActor } from "../audit/trail";
-import { type Executor, isEmbedded } from "../db";
+import { type Executor, isEmbedded, writeTogether } from "../db";
 import { insertRows } from "../db/insert-rows";
 import { errorText } from "../errors";
 import { log } from "../log";
@@ -134,32 +134,38 @@ class EventWriter {
       try {
         await this.db.transaction(async (tx) => {
           if (this.isShared) await tx.execute(sql`select pg_advisory_xact_lock(${writeLockKey})`);
-          await insertRows(
-            tx,
-            events,
-            batch.map(({ event }) => ({
-              tenantId: event.tenantId,
-              type: event.type,
-              subject: event.uid,
-              patch: event.patch,
-            })),
-            // The time of the write, under the lock: times rise with ids.
-            { at: sql`clock_timestamp()` },
-          );
-          await insertRows(
-            tx,
-            deviceTransitions,
-            batch.flatMap(({ event }) => transitionOf(event)),
-            { at: sql`clock_timestamp()` },
-          );
-          await recordAudits(
-            tx,
-            batch.flatMap(({ event }) => auditOf(event)),
-          );
-          await enqueueWebhookEvents(
-            tx,
-            batch.flatMap(({ event }) => webhookEventOf(event)),
-          );
+          await writeTogether(tx, [
+            () =>
+              insertRows(
+                tx,
+                events,
+                batch.map(({ event }) => ({
+                  tenantId: event.tenantId,
+                  type: event.type,
+                  subject: event.uid,
+                  patch: event.patch,
+                })),
+                // The time of the write, under the lock: times rise with ids.
+                { at: sql`clock_timestamp()` },
+              ),
+            () =>
+              insertRows(
+                tx,
+                deviceTransitions,
+                batch.flatMap(({ event }) => transitionOf(event)),
+                { at: sql`clock_timestamp()` },
+              ),
+            () =>
+              recordAudits(
+                tx,
+                batch.flatMap(({ event }) => auditOf(event)),
+              ),
+            () =>
+              enqueueWebhookEvents(
+                tx,
+                batch.flatMap(({ event }) => webhookEventOf(event)),
+              ),
+          ]);
           if (this.isShared) await tx.execute(sql`select pg_notify(${eventChannel}, ${hub().token})`);
         });
       } catch (error) {
