@@ -185,8 +185,8 @@ export class TunnelEndpoint {
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
   /**
    * One SSH server for every tunnel, each tunnel's stream injected into it: a server of its own
-   * per tunnel kept its key exchange offer, buffers and Node server for the tunnel's life (about
-   * 3 KB of each idle tunnel, docs/performance.md).
+   * per tunnel kept its key exchange offer, its buffers and a Node server for the tunnel's life
+   * (docs/performance.md).
    */
   private readonly sshServer = new ssh2.Server({
     hostKeys: [{ key: parsedHostKey() } as unknown as string],
