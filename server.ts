@@ -181,7 +181,7 @@ async function main() {
   }
 
   const timers = [
-    ...startTimers(database.db, config),
+    ...startTimers(database.db, config, () => tunnelEndpoint.isCrowded),
     ...(config.EDITION === "cloud" ? [startConnectorWorker(database.db, config, thisInstance())] : []),
     startHealthReport(config.HEALTH_REPORT_SECONDS),
     // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).

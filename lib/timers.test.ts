@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { every } from "./timers";
+import { every, unlessBusy } from "./timers";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -36,5 +36,36 @@ describe("every", () => {
     await vi.advanceTimersByTimeAsync(3_000);
     expect(runs).toBe(3);
     clearInterval(timer);
+  });
+});
+
+describe("unlessBusy", () => {
+  it("puts the task off while busy, at most the longest wait from the first time, and starts counting again after a run", async () => {
+    let clock = 0;
+    let isBusy = true;
+    let runs = 0;
+    const tick = unlessBusy(
+      () => isBusy,
+      60,
+      async () => {
+        runs += 1;
+      },
+      () => clock,
+    );
+    const at = async (seconds: number) => {
+      clock = seconds * 1000;
+      await tick();
+      return runs;
+    };
+    expect(await at(0)).toBe(0);
+    expect(await at(59)).toBe(0);
+    expect(await at(60)).toBe(1);
+    expect(await at(65)).toBe(1);
+    isBusy = false;
+    expect(await at(70)).toBe(2);
+    isBusy = true;
+    expect(await at(75)).toBe(2);
+    expect(await at(134)).toBe(2);
+    expect(await at(135)).toBe(3);
   });
 });

@@ -35,8 +35,32 @@ export function every(seconds: number, name: string, task: () => Promise<unknown
   return timer;
 }
 
-/** The server's background work: devices that went silent, expired counters, tokens and events, mail and webhooks to send. */
-export function startTimers(db: Db, config: Config) {
+/**
+ * `task`, put off while `isBusy` answers true, but at most `maxSeconds` after it was first put off:
+ * work that can wait gives way to a burst without being starved by a load that never ends.
+ */
+export function unlessBusy(isBusy: () => boolean, maxSeconds: number, task: () => Promise<unknown>, now = Date.now) {
+  let putOffSince: number | undefined;
+  return async () => {
+    if (isBusy()) {
+      putOffSince ??= now();
+      if (now() - putOffSince < maxSeconds * 1000) return;
+    }
+    putOffSince = undefined;
+    await task();
+  };
+}
+
+/** The longest the embedded database's maintenance waits for a fleet to reconnect. */
+const maintenanceWaitMaxSeconds = 60;
+
+/**
+ * The server's background work: devices that went silent, expired counters, tokens and events,
+ * mail and webhooks to send. `isReconnecting`: whether a fleet is reconnecting (tunnel upgrades
+ * wait in line), during which the embedded database's maintenance waits.
+ */
+export function startTimers(db: Db, config: Config, isReconnecting: () => boolean = () => false) {
+  const maintenance = (task: () => Promise<unknown>) => unlessBusy(isReconnecting, maintenanceWaitMaxSeconds, task);
   return [
     every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
       unscopedMarkSilentDevicesOffline(db, config.DEVICE_OFFLINE_SECONDS),
@@ -65,13 +89,21 @@ export function startTimers(db: Db, config: Config) {
     // either runs: a check every 30 s let the heartbeats of 10,000 devices leave ten times their
     // rows dead, for a 150 ms vacuum and analyze (docs/performance.md). Statistics first, or a
     // fleet's heartbeats, whose presence rows are always due for a vacuum, would starve them.
+    // Both wait while a fleet reconnects (at most a minute): an ANALYZE of the rows its tunnels
+    // had just added took 248 ms, and the API's calls waited behind it.
     ...(config.DATABASE_URL
       ? []
       : [
-          every(600, "vacuuming the embedded database", () => unscopedVacuumStalestTable(db)),
-          every(5, "analyzing or vacuuming the embedded database's busiest table", async () => {
-            (await unscopedAnalyzeDueTable(db)) ?? (await unscopedVacuumDueTable(db));
-          }),
+          every(
+            600,
+            "vacuuming the embedded database",
+            maintenance(() => unscopedVacuumStalestTable(db)),
+          ),
+          every(
+            5,
+            "analyzing or vacuuming the embedded database's busiest table",
+            maintenance(async () => (await unscopedAnalyzeDueTable(db)) ?? (await unscopedVacuumDueTable(db))),
+          ),
         ]),
   ];
 }

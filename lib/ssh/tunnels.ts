@@ -220,6 +220,11 @@ export class TunnelEndpoint {
     });
   }
 
+  /** Whether upgrades wait in line for a place: a fleet is reconnecting. */
+  get isCrowded(): boolean {
+    return this.admission.waiting > 0;
+  }
+
   /**
    * Rows this instance left behind when it last stopped without cleaning up (a crash); all rows
    * when it is the only instance there can be (the embedded database).
