@@ -10,7 +10,7 @@ afterEach(() => server?.close());
 
 it("re-keys a connection twice after its key exchange, and serves it after each", async () => {
   let serverSide: Connection | undefined;
-  server = new ssh2.Server({ hostKeys: [ed25519KeyPair().private] }, (connection) => {
+  const sshServer = new ssh2.Server({ hostKeys: [ed25519KeyPair().private] }, (connection) => {
     serverSide = connection;
     connection.on("authentication", (context) => context.accept());
     connection.on("ready", () =>
@@ -23,8 +23,9 @@ it("re-keys a connection twice after its key exchange, and serves it after each"
       ),
     );
   });
+  server = sshServer;
   const port = await new Promise<number>((resolve) =>
-    server?.listen(0, "127.0.0.1", () => resolve((server?.address() as AddressInfo).port)),
+    sshServer.listen(0, "127.0.0.1", () => resolve((sshServer.address() as AddressInfo).port)),
   );
   const client = new ssh2.Client();
   await new Promise<void>((resolve, reject) => {
