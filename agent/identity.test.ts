@@ -2,8 +2,8 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import ssh2 from "ssh2";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseSshKey } from "@/lib/ssh/device-keys";
 import { ed25519KeyPair } from "@/testing/ssh-keys";
 import { loadDeviceKey, ServerKeyPin } from "./identity";
 
@@ -65,17 +65,12 @@ describe("server host key pin", () => {
 // parsed private key and, for public keys, by PEM in a bounded cache: each must stay the key it
 // was made from, also once the cache has turned over.
 describe("ssh2's signatures with key objects (patched)", () => {
-  const parse = (text: string) => {
-    const parsed = ssh2.utils.parseKey(text);
-    if (parsed instanceof Error || Array.isArray(parsed)) throw new Error("unparsable key");
-    return parsed;
-  };
   const data = Buffer.from("exchange hash");
 
   it("signs again and again with one parsed key, of each type", () => {
     const device = loadDeviceKey(newDataDir());
-    for (const parsed of [device.parsed, parse(ed25519KeyPair().private)]) {
-      const publicKey = parse(`${parsed.type} ${parsed.getPublicSSH().toString("base64")}`);
+    for (const parsed of [device.parsed, parseSshKey(ed25519KeyPair().private)]) {
+      const publicKey = parseSshKey(`${parsed.type} ${parsed.getPublicSSH().toString("base64")}`);
       const signatures = [parsed.sign(data), parsed.sign(data)];
       for (const signature of signatures) {
         if (signature instanceof Error) throw signature;
@@ -88,7 +83,7 @@ describe("ssh2's signatures with key objects (patched)", () => {
   it("checks each signature against its own key, more keys than the cache holds, then the first again", () => {
     const keys = Array.from({ length: 70 }, () => {
       const pair = ed25519KeyPair();
-      return { privateKey: parse(pair.private), publicKey: parse(pair.public) };
+      return { privateKey: parseSshKey(pair.private), publicKey: parseSshKey(pair.public) };
     });
     const signatures = keys.map((key) => key.privateKey.sign(data) as Buffer);
     keys.forEach((key, index) => {

@@ -6,6 +6,7 @@ import path from "node:path";
 import ssh2, { type Client, type ConnectConfig, type ParsedKey } from "ssh2";
 import WebSocket, { createWebSocketStream } from "ws";
 import { publicKeyAuth } from "../agent/identity";
+import { parseSshKey } from "../lib/ssh/device-keys";
 import { acceptAgentDevice, agentBody, spawnAgent } from "../testing/agents";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { type RunningServer, root } from "../testing/server";
@@ -280,14 +281,12 @@ export async function agentFleet(server: RunningServer, agentCount: number, user
  */
 export function simulatedKey() {
   const pair = ed25519KeyPair();
-  const parsed = ssh2.utils.parseKey(pair.private);
-  if (parsed instanceof Error || Array.isArray(parsed)) throw new Error("ssh2 could not parse a simulated agent's key");
   const blob = Buffer.from(pair.public.split(" ")[1] ?? "", "base64");
   const x = blob.subarray(blob.length - 32).toString("base64url");
   const pem = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
     .export({ type: "spki", format: "pem" })
     .toString();
-  return { privateKey: parsed, pem };
+  return { privateKey: parseSshKey(pair.private), pem };
 }
 
 /** A device a benchmark holds tunnels of without an agent process: its uid, device token and private key. */

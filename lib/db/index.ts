@@ -178,8 +178,8 @@ export async function executePrepared<Row>(
 /**
  * Whether `db` is the embedded database (`EmbeddedDatabase`, known by its `embedded`, as Next.js
  * may load this module twice and `instanceof` would not hold across the copies), or one of its
- * transactions: one process, one connection, one transaction at a time. What other connections would need there (advisory
- * locks, notifications) has no one to wait for or to tell.
+ * transactions: one process, one connection, one transaction at a time. What other connections
+ * would need there (advisory locks, notifications) has no one to wait for or to tell.
  */
 export function isEmbedded(db: Executor): boolean {
   // The database's client, or the transaction's (embedded.ts marks both).

@@ -4,7 +4,7 @@ import { type Db, executePrepared, prepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
 import { processSingleton } from "../process-state";
-import { announceOnline, type SeenDevice } from "./presence";
+import { amongUids, announceOnline, type SeenDevice } from "./presence";
 
 export type Heartbeat = {
   uid: string;
@@ -41,7 +41,7 @@ const heartbeatStatement = (touchSessions: SQL) =>
       not devices.online or devices.remote_addr <> beats.remote_addr or devices.info <> beats.info
         or beats.proven and devices.key_proven_at is null as is_changed
     from beats join devices on devices.uid = beats.uid
-    where devices.uid = any(${sql.placeholder("uids")}::text[]) and devices.tenant_id = beats.tenant_id
+    where ${amongUids(sql`devices.uid`, sql.placeholder("uids"))} and devices.tenant_id = beats.tenant_id
       and (beats.proven or devices.key_proven_at is null and (devices.status = 'pending' or exists (
         select from namespaces
         where namespaces.tenant_id = devices.tenant_id and namespaces.allow_unsigned_agents)))

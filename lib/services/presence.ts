@@ -1,4 +1,4 @@
-import { type AnyColumn, and, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { devicePresence, presenceOfDevice } from "@/models/device-presence";
 import { devices } from "@/models/devices";
 import type { Executor } from "../db";
@@ -8,8 +8,10 @@ import { publishEvents } from "./events";
  * `uid = any(uids)`, the array as one parameter: PostgreSQL finds those rows through the primary
  * key. A set whose size it must guess instead (a CTE, a JSON function: 100 rows) had it scan the
  * whole table for every statement, 10,000 rows for a batch of 13 tunnels (docs/performance.md).
+ * `uids` may be a placeholder, for a statement rendered once (`prepared`).
  */
-export const amongUids = (column: SQL | AnyColumn, uids: string[]) => sql`${column} = any(${sql.param(uids)}::text[])`;
+export const amongUids = (column: SQL | AnyColumn, uids: string[] | Placeholder) =>
+  sql`${column} = any(${Array.isArray(uids) ? sql.param(uids) : uids}::text[])`;
 
 /**
  * Two CTEs for a statement that sees devices now: `seen` (uid, tenant_id, last_seen) stamps the

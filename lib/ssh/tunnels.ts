@@ -169,8 +169,8 @@ export function dropTunnel(deviceUid: string, reason: string) {
 /** This instance's name in the ownership rows. */
 export const thisInstance = () => registry().instance;
 
-/** A tunnel's stream on its way into the SSH server, and what its connection serves. */
-type TunnelStart = { stream: Duplex; device: TunnelDevice; address: string; clockSkewMs: number | null };
+/** What the connection of a stream injected into the SSH server serves. */
+type TunnelStart = { device: TunnelDevice; address: string; clockSkewMs: number | null };
 
 /** The stream an SSH server connection runs on: ssh2 names it `_sock` alone. */
 const injectedStream = (connection: Connection) => (connection as unknown as { _sock: Duplex })._sock;
@@ -215,7 +215,7 @@ export class TunnelEndpoint {
       const stream = injectedStream(connection);
       const start = this.injected.get(stream);
       this.injected.delete(stream);
-      if (start) this.serve(connection, start);
+      if (start) this.serve(connection, stream, start);
       else connection.end();
     });
   }
@@ -297,7 +297,7 @@ export class TunnelEndpoint {
     this.sockets.handleUpgrade(request, socket, head, (webSocket) => {
       const stream = createWebSocketStream(webSocket, tunnelStreamOptions);
       stream.on("error", () => webSocket.terminate());
-      this.injected.set(stream, { stream, device, address, clockSkewMs });
+      this.injected.set(stream, { device, address, clockSkewMs });
       this.sshServer.injectSocket(stream as unknown as import("node:net").Socket);
     });
   }
@@ -310,7 +310,7 @@ export class TunnelEndpoint {
   }
 
   /** Serves a tunnel's SSH connection: the agent's login as its device, then its forwarding request. */
-  private serve(connection: Connection, { stream, device, address, clockSkewMs }: TunnelStart) {
+  private serve(connection: Connection, stream: Duplex, { device, address, clockSkewMs }: TunnelStart) {
     const tunnel = new Tunnel(device, connection, stream);
     const deadline = setTimeout(() => {
       this.recordError(device.uid, `the SSH handshake did not finish within ${handshakeMs / 1000} s`);
