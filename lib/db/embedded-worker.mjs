@@ -55,18 +55,16 @@ function runPrepared(name, text, params) {
     const values = params.map((value, i) =>
       value === null || value === undefined ? null : (database.serializers[types[i]] ?? String)(value),
     );
-    const messages = [];
-    try {
-      for (const step of [
+    // The four messages in one call: each call of execProtocol is a turn of PGlite's loop and of
+    // its file-system sync, and a Sync at the end ends the step whatever happened before it.
+    const { messages } = await database.execProtocol(
+      Buffer.concat([
         serialize.bind({ statement: name, values }),
         serialize.describe({ type: "P" }),
         serialize.execute({}),
-      ]) {
-        messages.push(...(await database.execProtocol(step)).messages);
-      }
-    } finally {
-      messages.push(...(await database.execProtocol(serialize.sync())).messages);
-    }
+        serialize.sync(),
+      ]),
+    );
     return parse.parseResults(messages, database.parsers)[0];
   });
 }
