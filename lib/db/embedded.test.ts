@@ -66,6 +66,24 @@ describe("the embedded database on its own thread", () => {
     expect(parsed.rows).toEqual([{ at: new Date("2026-01-02T03:04:05Z") }]);
   });
 
+  it("runs a statement's text again with new parameters of its types, after a failure and a change of the schema too", async () => {
+    await database.query("create table tagged (n int primary key, tags text[], note text)");
+    const text = "insert into tagged values ($1, $2, $3) returning n, tags, note";
+    const first = await database.query(text, [1, ["a", "b"], "first"]);
+    expect(first.rows).toEqual([{ n: 1, tags: ["a", "b"], note: "first" }]);
+    expect((await database.query(text, [2, ["c"], "second"])).rows).toEqual([{ n: 2, tags: ["c"], note: "second" }]);
+    await expect(database.query(text, [1, [], ""])).rejects.toMatchObject({ code: "23505" });
+    expect((await database.query(text, [3, [], "third"])).rows).toEqual([{ n: 3, tags: [], note: "third" }]);
+    // The same text now takes JSON: its parameter's value is written as JSON, not as text.
+    await database.query("alter table tagged alter column note type jsonb using to_jsonb(note)");
+    expect((await database.query(text, [4, ["d"], { os: "linux" }])).rows).toEqual([
+      { n: 4, tags: ["d"], note: { os: "linux" } },
+    ]);
+    const kept = await database.query("select note from tagged where n = $1", [4], { parsers: { 3802: String } });
+    expect(kept.rows).toEqual([{ note: '{"os": "linux"}' }]);
+    await database.query("drop table tagged");
+  });
+
   it("runs a named statement with new parameters each time, and goes on after one of its calls failed", async () => {
     const text = "insert into numbers values ($1) returning n, now() as at";
     const first = await database.queryPrepared("insert number", text, [41]);
