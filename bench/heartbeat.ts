@@ -248,6 +248,7 @@ async function measureService(
 
 /** A run's bound: the busy processes stop by themselves after it, should the benchmark die first. */
 const contentionCapMs = 30 * 60_000;
+const maxContention = 8;
 
 /**
  * `count` processes that each keep a core busy until stopped: a machine shared with other work,
@@ -273,6 +274,9 @@ export async function heartbeatBenchmark(args: Map<string, string>) {
   const drive = { seconds: Number(args.get("seconds") ?? 10), connections: Number(args.get("connections") ?? 64) };
   const databases = (args.get("databases") ?? "postgres,pglite").split(",") as ("postgres" | "pglite")[];
   const contention = Number(args.get("contention") ?? 0);
+  if (!Number.isInteger(contention) || contention < 0 || contention > maxContention) {
+    throw new Error(`--contention takes a number of busy processes from 0 to ${maxContention}`);
+  }
   ensureBuild();
   const stopContention = startContention(contention);
   try {
