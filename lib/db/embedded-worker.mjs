@@ -52,7 +52,7 @@ const preparedTypes = new Map();
 /** The parameter types of the other statements run lately, by text (bounded: texts can hold values). */
 const statementTypes = new Map();
 const maxStatementTypes = 1_000;
-const schemaCommands = new Set(["CREATE", "ALTER", "DROP"]);
+const schemaCommands = new Set(["CREATE", "ALTER", "DROP", "ROLLBACK"]);
 
 /** A value as the text PostgreSQL reads for a parameter of that type, as PGlite's `query` writes it. */
 const serializedValues = (types, params) =>
@@ -109,12 +109,10 @@ function runUnnamed(text, params, parsers, options) {
   return database.runExclusive(async () => {
     const types = statementTypes.get(text);
     const result = types
-      ? await bindAndRun("", types, params, parsers, options, text).catch((error) => {
-          statementTypes.delete(text);
-          throw error;
-        })
+      ? await bindAndRun("", types, params, parsers, options, text)
       : await bindAndRun("", await typesOf(text), params, parsers, options);
-    // A change of the schema can change what a text's parameters are: they are read again.
+    // A change of the schema, or a rollback that undoes one, can change what a text's
+    // parameters are: they are read again.
     if (schemaCommands.has(result.command)) statementTypes.clear();
     return result;
   });
@@ -138,10 +136,9 @@ if (database) {
     const { id, name, text, params, rowMode, textTypes } = message;
     try {
       // PGlite runs its statements one at a time, in the order they were given.
-      const parsers = textTypes ? parsersKeeping(textTypes) : database.parsers;
       const result = name
         ? await runPrepared(name, text, params ?? [])
-        : await runUnnamed(text, params ?? [], parsers, { rowMode });
+        : await runUnnamed(text, params ?? [], textTypes ? parsersKeeping(textTypes) : database.parsers, { rowMode });
       parentPort.postMessage({ id, result });
     } catch (error) {
       parentPort.postMessage({ id, error: errorFields(error) });

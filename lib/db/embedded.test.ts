@@ -66,7 +66,7 @@ describe("the embedded database on its own thread", () => {
     expect(parsed.rows).toEqual([{ at: new Date("2026-01-02T03:04:05Z") }]);
   });
 
-  it("runs a statement's text again with new parameters of its types, after a failure and a change of the schema too", async () => {
+  it("runs a statement's text again with new parameters of its types, after a failure, a change of the schema and its rollback", async () => {
     await database.query("create table tagged (n int primary key, tags text[], note text)");
     const text = "insert into tagged values ($1, $2, $3) returning n, tags, note";
     const first = await database.query(text, [1, ["a", "b"], "first"]);
@@ -78,6 +78,16 @@ describe("the embedded database on its own thread", () => {
     await database.query("alter table tagged alter column note type jsonb using to_jsonb(note)");
     expect((await database.query(text, [4, ["d"], { os: "linux" }])).rows).toEqual([
       { n: 4, tags: ["d"], note: { os: "linux" } },
+    ]);
+    // Back to text within a transaction that rolls back: the column takes JSON again.
+    const undone = database.transaction(async (tx) => {
+      await tx.query("alter table tagged alter column note type text");
+      await tx.query(text, [5, [], "as text"]);
+      throw new Error("undo");
+    });
+    await expect(undone).rejects.toThrow("undo");
+    expect((await database.query(text, [6, [], { os: "bsd" }])).rows).toEqual([
+      { n: 6, tags: [], note: { os: "bsd" } },
     ]);
     const kept = await database.query("select note from tagged where n = $1", [4], { parsers: { 3802: String } });
     expect(kept.rows).toEqual([{ note: '{"os": "linux"}' }]);
