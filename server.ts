@@ -23,6 +23,7 @@ import { authenticateDevice } from "./lib/services/agent";
 import { provideAgentInstall } from "./lib/services/agent-install";
 import { eventChannel, hub } from "./lib/services/events";
 import { heartbeatWriter } from "./lib/services/heartbeats";
+import { unscopedRunsAutovacuum } from "./lib/services/maintenance";
 import { setSshPort } from "./lib/services/service";
 import { unscopedEndOrphanedSessions } from "./lib/services/sessions";
 import { isSetUp, setupLink } from "./lib/services/setup";
@@ -180,8 +181,14 @@ async function main() {
     });
   }
 
+  const runsAutovacuum = await unscopedRunsAutovacuum(database.db, database.kind);
+  if (database.kind === "postgres" && !runsAutovacuum) {
+    log.warn("autovacuum is off on the PostgreSQL server: this server vacuums and analyzes its own tables", {
+      hint: "turn autovacuum on (autovacuum = on in postgresql.conf); docs/scaling.md",
+    });
+  }
   const timers = [
-    ...startTimers(database.db, config, () => tunnelEndpoint.isCrowded),
+    ...startTimers(database.db, config, { runsAutovacuum, isReconnecting: () => tunnelEndpoint.isCrowded }),
     ...(config.EDITION === "cloud" ? [startConnectorWorker(database.db, config, thisInstance())] : []),
     startHealthReport(config.HEALTH_REPORT_SECONDS),
     // Tunnels of devices rejected, removed or deleted elsewhere (another instance, a deleted namespace).

@@ -51,15 +51,20 @@ export function unlessBusy(isBusy: () => boolean, maxSeconds: number, task: () =
   };
 }
 
-/** The longest the embedded database's maintenance waits for a fleet to reconnect. */
+/** The longest the server's own database maintenance waits for a fleet to reconnect. */
 const maintenanceWaitMaxSeconds = 60;
 
 /**
  * The server's background work: devices that went silent, expired counters, tokens and events,
- * mail and webhooks to send. `isReconnecting`: whether a fleet is reconnecting (tunnel upgrades
- * wait in line), during which the embedded database's maintenance waits.
+ * mail and webhooks to send; the database's vacuums when it runs no autovacuum (`runsAutovacuum`).
+ * `isReconnecting`: whether a fleet is reconnecting (tunnel upgrades wait in line), during which
+ * that maintenance waits.
  */
-export function startTimers(db: Db, config: Config, isReconnecting: () => boolean = () => false) {
+export function startTimers(
+  db: Db,
+  config: Config,
+  { runsAutovacuum, isReconnecting = () => false }: { runsAutovacuum: boolean; isReconnecting?: () => boolean },
+) {
   const maintenance = (task: () => Promise<unknown>) => unlessBusy(isReconnecting, maintenanceWaitMaxSeconds, task);
   return [
     every(Math.min(30, config.DEVICE_OFFLINE_SECONDS / 2), "marking silent devices offline", () =>
@@ -83,25 +88,26 @@ export function startTimers(db: Db, config: Config, isReconnecting: () => boolea
       : []),
     // The processor is the source of truth: a missed webhook is made good within a day.
     ...(isBillingOn(config) ? [every(86_400, "reconciling billing", () => unscopedReconcileBilling(db))] : []),
-    // A PostgreSQL server vacuums itself (autovacuum); the embedded database, one table every 10
-    // minutes, and every 5 s the table due for new statistics (each at most every 10 minutes) or,
-    // if none, the one due for a vacuum (lib/services/maintenance.ts). Every statement waits while
-    // either runs: a check every 30 s let the heartbeats of 10,000 devices leave ten times their
-    // rows dead, for a 150 ms vacuum and analyze (docs/performance.md). Statistics first, or a
-    // fleet's heartbeats, whose presence rows are always due for a vacuum, would starve them.
+    // A PostgreSQL server with autovacuum on vacuums itself. Otherwise (the embedded database, or
+    // a server with autovacuum off) this server does: one table every 10 minutes, and every 5 s
+    // the table due for new statistics (each at most every 10 minutes) or, if none, the one due
+    // for a vacuum (lib/services/maintenance.ts). On the embedded database every statement waits
+    // while either runs: a check every 30 s let the heartbeats of 10,000 devices leave ten times
+    // their rows dead, for a 150 ms vacuum and analyze (docs/performance.md). Statistics first, or
+    // a fleet's heartbeats, whose presence rows are always due for a vacuum, would starve them.
     // Both wait while a fleet reconnects (at most a minute): an ANALYZE of the rows its tunnels
     // had just added took 248 ms, and the API's calls waited behind it.
-    ...(config.DATABASE_URL
+    ...(runsAutovacuum
       ? []
       : [
           every(
             600,
-            "vacuuming the embedded database",
+            "vacuuming the database",
             maintenance(() => unscopedVacuumStalestTable(db)),
           ),
           every(
             5,
-            "analyzing or vacuuming the embedded database's busiest table",
+            "analyzing or vacuuming the database's busiest table",
             maintenance(async () => (await unscopedAnalyzeDueTable(db)) ?? (await unscopedVacuumDueTable(db))),
           ),
         ]),

@@ -6,7 +6,12 @@ import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import { type Db, openDatabase, pgliteMaxFiles } from "../db";
-import { unscopedAnalyzeDueTable, unscopedVacuumDueTable, unscopedVacuumStalestTable } from "./maintenance";
+import {
+  unscopedAnalyzeDueTable,
+  unscopedRunsAutovacuum,
+  unscopedVacuumDueTable,
+  unscopedVacuumStalestTable,
+} from "./maintenance";
 
 let db: Db;
 withTestDatabase((opened) => {
@@ -17,8 +22,33 @@ async function rows<T>(query: ReturnType<typeof sql>) {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
-// Only the embedded database is vacuumed by the server; PostgreSQL servers run autovacuum (and
-// publish vacuum times to other connections only after a delay).
+describe("whether the database runs autovacuum", () => {
+  it.skipIf(process.env.TEST_DATABASE_URL)(
+    "is never so for the embedded database, whatever its setting reads",
+    async () => {
+      const [setting] = await rows<{ autovacuum: string }>(sql`select current_setting('autovacuum') as autovacuum`);
+      expect(setting?.autovacuum).toBe("on");
+      expect(await unscopedRunsAutovacuum(db, "pglite")).toBe(false);
+    },
+  );
+
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "is the PostgreSQL server's setting, and its vacuums run there too",
+    async () => {
+      const [setting] = await rows<{ autovacuum: string }>(sql`show autovacuum`);
+      expect(await unscopedRunsAutovacuum(db, "postgres")).toBe(setting?.autovacuum === "on");
+      const tables = (
+        await rows<{ relname: string }>(sql`select relname from pg_stat_user_tables where schemaname = 'public'`)
+      ).map((row) => row.relname);
+      expect(tables).toContain(await unscopedVacuumStalestTable(db));
+      const due = [await unscopedAnalyzeDueTable(db, 0), await unscopedVacuumDueTable(db, 0)];
+      for (const table of due) if (table !== undefined) expect(tables).toContain(table);
+    },
+  );
+});
+
+// The rules are checked on the embedded database: a PostgreSQL server publishes vacuum times to
+// other connections of a pool only after a delay.
 describe.skipIf(process.env.TEST_DATABASE_URL)("vacuuming the embedded database", () => {
   it("vacuums one table per call, the one vacuumed longest ago, until every table had its turn", async () => {
     const tables = (
