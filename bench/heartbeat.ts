@@ -122,6 +122,9 @@ const sampleAnswer = JSON.stringify({
   namespace: "bench",
 });
 
+/** Plain Node at full speed and at `pacedRate`. */
+type PlainBaseline = { max: Load; paced: Load };
+
 /** The open-loop rate of the latency goal: 100,000 devices calling every 30 s. */
 const pacedRate = 3_300;
 
@@ -140,7 +143,7 @@ async function warmThenPaced(url: string, bodies: string[], drive: Drive): Promi
  * floor this machine and the paced generator (a Node process, whose own pauses count) set for
  * the service's.
  */
-async function plainNodeBaseline(bodies: string[], drive: Drive): Promise<{ max: Load; paced: Load }> {
+async function plainNodeBaseline(bodies: string[], drive: Drive): Promise<PlainBaseline> {
   const port = await freePort();
   const program = `require("node:http").createServer((request, response) => {
       const chunks = []; request.on("data", (chunk) => chunks.push(chunk));
@@ -181,7 +184,7 @@ async function bareNextBaseline(bodies: string[], drive: Drive): Promise<Load> {
 type ServiceResult = {
   database: string;
   /** The plain Node baseline, measured right before the service: the machine's load drifts. */
-  plain: { max: Load; paced: Load };
+  plain: PlainBaseline;
   registerPerSecond: number;
   max: Load;
   paced: Load;
@@ -221,7 +224,7 @@ async function measureService(
   kind: "postgres" | "pglite",
   deviceCount: number,
   drive: Drive,
-  baseline: () => Promise<{ max: Load; paced: Load }>,
+  baseline: () => Promise<PlainBaseline>,
 ): Promise<ServiceResult> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
