@@ -35,6 +35,7 @@ type Session = {
   type: string;
   device_uid: string;
   reason: string;
+  active: boolean;
 };
 
 let namespace: SeededNamespace;
@@ -175,8 +176,14 @@ describe("ssh into a container", () => {
       "true",
     ]);
     expect(result.code).not.toBe(0);
-    const response = await call("GET", "/api/sessions?per_page=100", owner());
-    const refused = (response.body as Session[]).find((row) => !row.authenticated && row.device_uid === deviceUid);
+    // The client may leave before the gateway has seen its socket close: the row gets its reason
+    // when the session ends.
+    let refused: Session | undefined;
+    await waitFor("the refused session to end", async () => {
+      const response = await call("GET", "/api/sessions?per_page=100", owner());
+      refused = (response.body as Session[]).find((row) => !row.authenticated && row.device_uid === deviceUid);
+      return refused !== undefined && !refused.active;
+    });
     expect(refused?.reason).toBe("a container takes public keys only, not passwords");
   });
 

@@ -282,8 +282,10 @@ export class TunnelEndpoint {
     };
     const admission = await this.admitted(claims.uid, claims.tenant);
     const publicKey = admission && sshKeyFromPem(admission.publicKey);
-    const refuse = (message: string) => {
-      this.recordError(claims.uid, `refused: ${message}`);
+    // The answer waits for the record, so that whoever reads the diagnostics after a refusal
+    // finds why.
+    const refuse = async (message: string) => {
+      await this.recordError(claims.uid, `refused: ${message}`);
       refused(403, message);
     };
     if (!admission || !publicKey) return refuse("the device is not accepted");
@@ -303,8 +305,8 @@ export class TunnelEndpoint {
   }
 
   /** Keeps why a device's tunnel was refused or dropped, for its diagnostics; never fails the caller. */
-  private recordError(deviceUid: string, message: string) {
-    unscopedRecordTunnelError(this.db, deviceUid, message).catch((error: unknown) =>
+  private recordError(deviceUid: string, message: string): Promise<void> {
+    return unscopedRecordTunnelError(this.db, deviceUid, message).catch((error: unknown) =>
       log.warn("recording a tunnel error failed", { device: deviceUid, error: errorText(error) }),
     );
   }
