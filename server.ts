@@ -1,3 +1,5 @@
+// First: V8 flags apply to what is allocated after them.
+import "./lib/v8-tuning";
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import next from "next";

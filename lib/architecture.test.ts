@@ -153,4 +153,8 @@ describe("architecture", () => {
       );
     expect(offending).toEqual([]);
   });
+
+  it("sets the server's V8 flags before anything else: lib/v8-tuning is server.ts's first import", () => {
+    expect(importsOf("server.ts")[0]).toBe("./lib/v8-tuning");
+  });
 });
