@@ -138,12 +138,10 @@ async function warmThenPaced(url: string, bodies: string[], drive: Drive): Promi
 }
 
 /**
- * Baseline (a): a plain Node HTTP server that reads the JSON body and answers the same JSON, at
- * full speed and at `pacedRate`. Its latency at that rate, a tenth of what it can do, is the
- * floor this machine and the paced generator (a Node process, whose own pauses count) set for
- * the service's.
+ * Baseline (a): a plain Node HTTP server that reads the JSON body and answers the same JSON, held
+ * for a whole measurement: it stays idle while the service is driven.
  */
-async function plainNodeBaseline(bodies: string[], drive: Drive): Promise<PlainBaseline> {
+async function startPlainNode(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
   const program = `require("node:http").createServer((request, response) => {
       const chunks = []; request.on("data", (chunk) => chunks.push(chunk));
@@ -151,12 +149,28 @@ async function plainNodeBaseline(bodies: string[], drive: Drive): Promise<PlainB
         response.end(${JSON.stringify(sampleAnswer)}); });
     }).listen(${port}, "127.0.0.1");`;
   const child = spawn(process.execPath, ["-e", program], { stdio: "ignore" });
+  const stop = () => child.kill("SIGKILL");
   try {
     await waitUntilUp(`http://127.0.0.1:${port}/api/devices/auth`, child);
-    const max = await warmThenLoad(`http://127.0.0.1:${port}`, bodies, drive);
-    return { max, paced: await warmThenPaced(`http://127.0.0.1:${port}/api/devices/auth`, bodies, drive) };
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { url: `http://127.0.0.1:${port}`, stop };
+}
+
+/**
+ * Plain Node at full speed and at `pacedRate`. Its latency at that rate, a tenth of what it can
+ * do, is the floor this machine and the paced generator (a Node process, whose own pauses count)
+ * set for the service's.
+ */
+async function plainNodeBaseline(bodies: string[], drive: Drive): Promise<PlainBaseline> {
+  const plain = await startPlainNode();
+  try {
+    const max = await warmThenLoad(plain.url, bodies, drive);
+    return { max, paced: await warmThenPaced(`${plain.url}/api/devices/auth`, bodies, drive) };
   } finally {
-    child.kill("SIGKILL");
+    plain.stop();
   }
 }
 
@@ -181,12 +195,28 @@ async function bareNextBaseline(bodies: string[], drive: Drive): Promise<Load> {
   }
 }
 
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** A full-speed run of plain Node and one of the service right after it. */
+type Pair = { plain: Load; service: Load };
+
+/**
+ * Full-speed runs alternate between plain Node and the service, `pairRounds` pairs: the machine's
+ * speed drifts (plain Node moved from 16,800 to 32,200/s within one run, docs/performance.md), and
+ * the median of the pairs' ratios is what one lucky or unlucky baseline run cannot set alone.
+ */
+const pairRounds = 4;
+
 type ServiceResult = {
   database: string;
-  /** The plain Node baseline, measured right before the service: the machine's load drifts. */
-  plain: PlainBaseline;
+  pairs: Pair[];
+  /** Plain Node at `pacedRate`, right before the service at that rate. */
+  plainPaced: Load;
   registerPerSecond: number;
-  max: Load;
   paced: Load;
   /** Heartbeat writes per heartbeat recorded (the writer's own counts). */
   writesPerHeartbeat: number;
@@ -220,12 +250,7 @@ async function seedDevices(baseUrl: string, deviceCount: number) {
  * The service itself, with `deviceCount` registered devices, on one database. The devices are
  * registered first, and the server restarted, so the counts cover heartbeats of known devices.
  */
-async function measureService(
-  kind: "postgres" | "pglite",
-  deviceCount: number,
-  drive: Drive,
-  baseline: () => Promise<PlainBaseline>,
-): Promise<ServiceResult> {
+async function measureService(kind: "postgres" | "pglite", deviceCount: number, drive: Drive): Promise<ServiceResult> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const database = kind === "postgres" ? await createTestDatabase(adminUrl) : undefined;
   const env = { DATABASE_URL: database?.url, DEVICE_REGISTRATIONS_PER_MINUTE: "1000000", LOG_LEVEL: "info" };
@@ -239,23 +264,37 @@ async function measureService(
     // Each device's first call after a start verifies its proof's signature (~100 µs): one call
     // each beforehand, so the measured ones are the steady state of agents that signed minutes ago.
     await registerAll(server.url, devices, 64);
-    const plain = await baseline();
-    const before = database ? await transactionsOf(database.url) : 0;
-    const warmUp = await load(server.url, bodies, { ...drive, seconds: 2 });
-    const max = await load(server.url, bodies, drive);
-    const paced = await warmThenPaced(`${server.url}/api/devices/auth`, bodies, drive);
-    await server.stop();
-    const answered = warmUp.answered + max.answered + paced.answered;
-    const totals = /"message":"heartbeat totals","heartbeats":(\d+),"statements":(\d+)/.exec(server.output());
-    return {
-      database: kind,
-      plain,
-      registerPerSecond: Math.round(deviceCount / seconds),
-      max,
-      paced,
-      writesPerHeartbeat: totals ? Number(totals[2]) / Number(totals[1]) : Number.NaN,
-      statementsPerHeartbeat: database ? ((await transactionsOf(database.url)) - before) / answered : undefined,
-    };
+    const plain = await startPlainNode();
+    try {
+      const before = database ? await transactionsOf(database.url) : 0;
+      const pairDrive = { ...drive, seconds: Math.max(2, Math.round(drive.seconds / 2)) };
+      await load(plain.url, bodies, { ...drive, seconds: 2 });
+      const warmUp = await load(server.url, bodies, { ...drive, seconds: 2 });
+      const pairs: Pair[] = [];
+      for (let round = 0; round < pairRounds; round++) {
+        const plainRun = await load(plain.url, bodies, pairDrive);
+        pairs.push({ plain: plainRun, service: await load(server.url, bodies, pairDrive) });
+      }
+      const plainPaced = await warmThenPaced(`${plain.url}/api/devices/auth`, bodies, drive);
+      const paced = await warmThenPaced(`${server.url}/api/devices/auth`, bodies, drive);
+      await server.stop();
+      const answered = [warmUp, paced, ...pairs.map((pair) => pair.service)].reduce(
+        (sum, run) => sum + run.answered,
+        0,
+      );
+      const totals = /"message":"heartbeat totals","heartbeats":(\d+),"statements":(\d+)/.exec(server.output());
+      return {
+        database: kind,
+        pairs,
+        plainPaced,
+        registerPerSecond: Math.round(deviceCount / seconds),
+        paced,
+        writesPerHeartbeat: totals ? Number(totals[2]) / Number(totals[1]) : Number.NaN,
+        statementsPerHeartbeat: database ? ((await transactionsOf(database.url)) - before) / answered : undefined,
+      };
+    } finally {
+      plain.stop();
+    }
   } finally {
     await server.stop();
     await database?.drop();
@@ -283,8 +322,9 @@ function startContention(count: number): () => void {
  * `npm run bench -- heartbeat [--devices 10000] [--seconds 10] [--connections 64]
  * [--databases postgres,pglite] [--contention 0]`: heartbeats per second the server sustains
  * with that many registered devices, on PostgreSQL and PGlite, as ratios to a plain Node HTTP
- * server and a bare Next.js route handler measured in the same run with the same load, and
- * its latency at 3,300/s next to plain Node's at that rate.
+ * server (the median of four pairs of short runs, alternating) and a bare Next.js route handler
+ * measured in the same run with the same load, and its latency at 3,300/s next to plain Node's
+ * at that rate.
  * `--contention N` runs N processes that each keep a core busy for the whole run.
  */
 export async function heartbeatBenchmark(args: Map<string, string>) {
@@ -310,7 +350,7 @@ async function measureAll(deviceCount: number, drive: Drive, databases: ("postgr
   const next = await bareNextBaseline(bodies, drive);
   const results = [];
   for (const kind of databases) {
-    results.push(await measureService(kind, deviceCount, drive, () => plainNodeBaseline(bodies, drive)));
+    results.push(await measureService(kind, deviceCount, drive));
   }
 
   const lines = [
@@ -320,12 +360,16 @@ async function measureAll(deviceCount: number, drive: Drive, databases: ("postgr
     `baseline bare Next.js route: ${next.rps} req/s (p99 ${next.p99} ms), ${(next.rps / plainFirst.max.rps).toFixed(3)}x plain Node`,
   ];
   for (const result of results) {
+    const ratios = result.pairs.map((pair) => pair.service.rps / pair.plain.rps);
+    const services = result.pairs.map((pair) => pair.service);
+    const failed = services.reduce((sum, run) => sum + run.failed, 0);
     lines.push(
-      `${result.database}: ${result.max.rps} heartbeats/s (p50 ${result.max.p50} ms, p99 ${result.max.p99} ms, failed ${result.max.failed})` +
-        ` = ${(result.max.rps / result.plain.max.rps).toFixed(2)}x plain Node (${result.plain.max.rps} req/s just before),` +
-        ` ${(result.max.rps / next.rps).toFixed(2)}x bare Next.js`,
+      `${result.database}: ${median(ratios).toFixed(2)}x plain Node (median of ${ratios.length} pairs: ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})` +
+        `, ${(median(services.map((run) => run.rps)) / next.rps).toFixed(2)}x bare Next.js`,
+      `  full speed: ${services.map((run) => run.rps).join(", ")} heartbeats/s against plain Node's ${result.pairs.map((pair) => pair.plain.rps).join(", ")}` +
+        `; p50 ${Math.max(...services.map((run) => run.p50))} ms, p99 ${Math.max(...services.map((run) => run.p99))} ms at most, failed ${failed}`,
       `  at 3,300/s offered (open loop): p50 ${result.paced.p50} ms, p99 ${result.paced.p99} ms, ${result.paced.rps} req/s, failed ${result.paced.failed}` +
-        `; plain Node just before: p50 ${result.plain.paced.p50} ms, p99 ${result.plain.paced.p99} ms`,
+        `; plain Node just before: p50 ${result.plainPaced.p50} ms, p99 ${result.plainPaced.p99} ms`,
       `  per heartbeat: ${result.writesPerHeartbeat.toFixed(4)} heartbeat writes` +
         (result.statementsPerHeartbeat === undefined
           ? ""
