@@ -9,7 +9,7 @@ import { ensureBuild } from "../lib/build/ensure-build";
 import { createTestDatabase } from "../testing/database";
 import { seedNamespace } from "../testing/seeds/namespaces";
 import { freePort, root, startServer } from "../testing/server";
-import type { Load } from "./kit";
+import { type Load, median } from "./kit";
 import { pacedLoad } from "./paced-load";
 import { makeDevices, registerAll } from "./simulator";
 
@@ -193,12 +193,6 @@ async function bareNextBaseline(bodies: string[], drive: Drive): Promise<Load> {
   } finally {
     child.kill("SIGKILL");
   }
-}
-
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /** A full-speed run of plain Node and one of the service right after it. */
