@@ -51,7 +51,8 @@ function patchRows(queryClient: QueryClient, tenant: string, uid: string, patch:
 /**
  * The namespace's event stream: patches cached devices in place, replaces the counters, and
  * refetches what an event changes the shape of (a new device, a session). The browser's
- * EventSource reconnects by itself and sends `Last-Event-ID`; while it is down, lists poll.
+ * EventSource reconnects by itself and sends `Last-Event-ID`; while it is down, lists poll, and
+ * once it is open they are fetched again.
  */
 export function LiveUpdates({ tenant }: { tenant: string }) {
   const queryClient = useQueryClient();
@@ -87,7 +88,14 @@ export function LiveUpdates({ tenant }: { tenant: string }) {
         queryClient.removeQueries({ queryKey: queryKeys.devices.detail(tenant, event.uid) });
     };
     for (const type of [...eventTypes, "stats", "reset"]) source.addEventListener(type, handle);
-    source.onopen = () => setLive(true);
+    // What the page fetched before the stream opened may miss an event of that gap (a first
+    // connection has no Last-Event-ID to replay from): what the stream keeps fresh is fetched again.
+    source.onopen = () => {
+      setLive(true);
+      invalidate(queryKeys.devices.all(tenant));
+      invalidate(queryKeys.sessions.all(tenant));
+      invalidate(queryKeys.stats(tenant));
+    };
     source.onerror = () => setLive(false);
     return () => {
       source.close();
