@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TunnelAdmission } from "./tunnel-admission";
 
@@ -13,7 +14,7 @@ function admissionOf(maxInProgress: number, queuedWrites: () => number = () => 0
 async function enterMany(admission: TunnelAdmission, count: number) {
   const answers = Array.from({ length: count }, () => {
     let answer: { retryAfterSeconds: number } | undefined | "pending" = "pending";
-    void admission.enter({}).then((given) => {
+    void admission.enter({}, anyDevice()).then((given) => {
       answer = given;
     });
     return () => answer;
@@ -29,6 +30,9 @@ async function enterMany(admission: TunnelAdmission, count: number) {
   };
 }
 
+/** A device of its own for each upgrade. */
+const anyDevice = () => randomUUID();
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Sets the clock to `ms` and lets the line's timer run once. */
@@ -42,7 +46,7 @@ async function passTime(clock: Clock, ms: number) {
 function completeSetUps(admission: TunnelAdmission, clock: Clock, count: number, ms: number) {
   for (let index = 0; index < count; index += 1) {
     const tunnel = {};
-    void admission.enter(tunnel);
+    void admission.enter(tunnel, anyDevice());
     clock.now += ms;
     admission.leave(tunnel, true);
   }
@@ -61,11 +65,11 @@ describe("tunnel admission", () => {
   it("takes tunnels up to the limit and holds the next in line until a place frees, first come first in", async () => {
     const { admission } = admissionOf(2);
     const [first, second, third, fourth] = [{}, {}, {}, {}];
-    await expect(admission.enter(first)).resolves.toBeUndefined();
-    await expect(admission.enter(second)).resolves.toBeUndefined();
+    await expect(admission.enter(first, anyDevice())).resolves.toBeUndefined();
+    await expect(admission.enter(second, anyDevice())).resolves.toBeUndefined();
     const order: object[] = [];
-    const thirdIn = admission.enter(third).then((answer) => order.push(third) && answer);
-    const fourthIn = admission.enter(fourth).then((answer) => order.push(fourth) && answer);
+    const thirdIn = admission.enter(third, anyDevice()).then((answer) => order.push(third) && answer);
+    const fourthIn = admission.enter(fourth, anyDevice()).then((answer) => order.push(fourth) && answer);
     await settle();
     expect([admission.size, admission.waiting, order.length]).toEqual([2, 2, 0]);
 
@@ -82,8 +86,8 @@ describe("tunnel admission", () => {
   it("counts queued writes as places taken, and lets the line in as they finish", async () => {
     let queuedWrites = 1;
     const { admission, clock } = admissionOf(3, () => queuedWrites);
-    await expect(admission.enter({})).resolves.toBeUndefined();
-    await expect(admission.enter({})).resolves.toBeUndefined();
+    await expect(admission.enter({}, anyDevice())).resolves.toBeUndefined();
+    await expect(admission.enter({}, anyDevice())).resolves.toBeUndefined();
     const first = await enterMany(admission, 1);
     await passTime(clock, 500);
     expect(first.held).toBe(1);
@@ -97,7 +101,7 @@ describe("tunnel admission", () => {
   it("lets the line in at once when a place freed before the timer looked", async () => {
     let queuedWrites = 1;
     const { admission } = admissionOf(2, () => queuedWrites);
-    await admission.enter({});
+    await admission.enter({}, anyDevice());
     const first = await enterMany(admission, 2);
     expect([first.held, admission.size]).toEqual([2, 1]);
     queuedWrites = 0;
@@ -110,10 +114,10 @@ describe("tunnel admission", () => {
     const { admission, clock } = admissionOf(1);
     // One set-up of a second: a tunnel a second.
     completeSetUps(admission, clock, 1, 1_000);
-    await admission.enter({});
+    await admission.enter({}, anyDevice());
     const answers: unknown[] = [];
     for (let index = 0; index < 3; index += 1) {
-      void admission.enter({}).then((answer) => answers.push(answer));
+      void admission.enter({}, anyDevice()).then((answer) => answers.push(answer));
       clock.now += 3_000;
     }
     await passTime(clock, 1_000 + 14_999);
@@ -127,7 +131,7 @@ describe("tunnel admission", () => {
     const { admission, clock } = admissionOf(1);
     // One set-up of a second: a tunnel a second.
     completeSetUps(admission, clock, 1, 1_000);
-    await admission.enter({});
+    await admission.enter({}, anyDevice());
     const first = await enterMany(admission, 1);
     clock.now += 2_000;
     // Twenty more 2 s later: at a tunnel a second from the first's 15 s, one of them is reached
@@ -143,13 +147,34 @@ describe("tunnel admission", () => {
   it("lets a tunnel that leaves while in line go without ever counting it in", async () => {
     const { admission } = admissionOf(1);
     const [holder, waiting] = [{}, {}];
-    await admission.enter(holder);
-    const answer = admission.enter(waiting);
+    await admission.enter(holder, anyDevice());
+    const answer = admission.enter(waiting, anyDevice());
     admission.leave(waiting, false);
     await expect(answer).resolves.toBeUndefined();
     expect([admission.size, admission.waiting]).toEqual([1, 0]);
     admission.leave(holder, true);
     expect(admission.size).toBe(0);
+  });
+
+  it("holds one upgrade of a device in line: another of it is asked to come back at once, until the first leaves", async () => {
+    const { admission, clock } = admissionOf(1);
+    // One set-up of a second: a tunnel a second.
+    completeSetUps(admission, clock, 1, 1_000);
+    await admission.enter({}, "busy");
+    const [first, second, third] = [{}, {}, {}];
+    const firstIn = admission.enter(first, "agent");
+    // Its slot comes after the one in line: two set-ups at a second each.
+    await expect(admission.enter(second, "agent")).resolves.toEqual({ retryAfterSeconds: 2 });
+    expect(admission.waiting).toBe(1);
+    // The first's connection closes: the device's next upgrade waits in line again.
+    admission.leave(first, false);
+    await expect(firstIn).resolves.toBeUndefined();
+    const thirdIn = admission.enter(third, "agent");
+    await settle();
+    expect(admission.waiting).toBe(1);
+    admission.leave(third, false);
+    await expect(thirdIn).resolves.toBeUndefined();
+    expect([admission.size, admission.waiting]).toEqual([1, 0]);
   });
 
   it("holds every upgrade in line, then gives those still there after 15 s the next slots, at most a minute ahead", async () => {
@@ -169,7 +194,7 @@ describe("tunnel admission", () => {
   it("reads the rate from the first set-ups after a start: a few fast ones make the waits short", async () => {
     const { admission, clock } = admissionOf(64);
     const tunnels = Array.from({ length: 64 }, () => ({}));
-    for (const tunnel of tunnels) void admission.enter(tunnel);
+    for (const tunnel of tunnels) void admission.enter(tunnel, anyDevice());
     // Two set-ups done in half a second: 128 a second while 64 are in progress.
     clock.now = 500;
     admission.leave(tunnels[0] ?? {}, true);
@@ -183,7 +208,7 @@ describe("tunnel admission", () => {
   it("counts a set-up that did not complete out of the rate", async () => {
     const { admission, clock } = admissionOf(1);
     const abandoned = {};
-    void admission.enter(abandoned);
+    void admission.enter(abandoned, anyDevice());
     clock.now = 50_000;
     admission.leave(abandoned, false);
     // One set-up of 500 ms: two a second.

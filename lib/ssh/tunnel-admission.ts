@@ -22,7 +22,7 @@ const maxHoldMs = 15_000;
 const lineCheckMs = 100;
 
 type Refusal = { retryAfterSeconds: number };
-type Held = { tunnel: object; since: number; answer: (refusal: Refusal | undefined) => void };
+type Held = { device: string; since: number; answer: (refusal: Refusal | undefined) => void };
 
 /**
  * Admission of tunnel upgrades under load (a fleet reconnecting after a restart): at most
@@ -32,12 +32,16 @@ type Held = { tunnel: object; since: number; answer: (refusal: Refusal | undefin
  * at most `maxHoldMs`. Then it is asked to come back later (429, Retry-After) instead of being
  * taken on and timing out: each refused agent gets the next free slot of a schedule served,
  * after the line, at the rate the server sets tunnels up, so the refused ones come back spread
- * out, not together.
+ * out, not together. A device has one upgrade in line at most: the line is never longer than
+ * the fleet, however many connections one device's token opens.
  */
 export class TunnelAdmission {
   /** Each tunnel in progress, and when it entered. */
   private readonly inProgress = new Map<object, number>();
-  private readonly line: Held[] = [];
+  /** In order of arrival, by tunnel: the head is the first let in, any tunnel leaves at once. */
+  private readonly line = new Map<object, Held>();
+  /** The devices with an upgrade in line. */
+  private readonly devicesInLine = new Set<string>();
   private readonly durationsMs: number[] = [];
   private lastSlotMs = 0;
   private lineTimer: NodeJS.Timeout | undefined;
@@ -55,22 +59,28 @@ export class TunnelAdmission {
 
   /** Upgrades waiting in line. */
   get waiting(): number {
-    return this.line.length;
+    return this.line.size;
   }
 
   /**
-   * Counts `tunnel` in: at once when there is a place, else after its wait in line. Answers the
-   * seconds it should wait when it waited in line the longest wait. A tunnel that leaves while in
-   * line (its connection closed) is answered at once and never counted in.
+   * Counts `tunnel`, an upgrade of `device`, in: at once when there is a place, else after its
+   * wait in line. Answers the seconds it should wait when it waited in line the longest wait, or
+   * at once when the device already has an upgrade in line. A tunnel that leaves while in line
+   * (its connection closed) is answered at once and never counted in.
    */
-  enter(tunnel: object): Promise<Refusal | undefined> {
+  enter(tunnel: object, device: string): Promise<Refusal | undefined> {
     const now = this.now();
-    if (this.line.length === 0 && this.hasPlace()) {
+    if (this.line.size === 0 && this.hasPlace()) {
       this.inProgress.set(tunnel, now);
       return Promise.resolve(undefined);
     }
+    if (this.devicesInLine.has(device)) {
+      const msEach = 1000 / this.setUpsPerSecond();
+      return Promise.resolve(this.refusal(now, this.servedFromLine(now, msEach), msEach));
+    }
     return new Promise((answer) => {
-      this.line.push({ tunnel, since: now, answer });
+      this.line.set(tunnel, { device, since: now, answer });
+      this.devicesInLine.add(device);
       this.lineTimer ??= setInterval(() => this.admitFromLine(), lineCheckMs).unref();
       // A place may have freed since the timer last looked (a queued write finished).
       this.admitFromLine();
@@ -82,8 +92,7 @@ export class TunnelAdmission {
     const enteredAt = this.inProgress.get(tunnel);
     if (enteredAt === undefined) {
       // Not in progress: perhaps in line (a tunnel is never both).
-      const held = this.line.findIndex((waiting) => waiting.tunnel === tunnel);
-      if (held >= 0) this.line.splice(held, 1)[0]?.answer(undefined);
+      this.takeFromLine(tunnel)?.answer(undefined);
     } else {
       this.inProgress.delete(tunnel);
       if (completed) {
@@ -92,6 +101,15 @@ export class TunnelAdmission {
       }
     }
     this.admitFromLine();
+  }
+
+  private takeFromLine(tunnel: object): Held | undefined {
+    const held = this.line.get(tunnel);
+    if (held) {
+      this.line.delete(tunnel);
+      this.devicesInLine.delete(held.device);
+    }
+    return held;
   }
 
   private hasPlace(): boolean {
@@ -103,23 +121,27 @@ export class TunnelAdmission {
    * hence the timer); those held the longest wait are asked to come back instead.
    */
   private admitFromLine() {
-    while (this.line.length > 0 && this.hasPlace()) {
-      const held = this.line.shift();
-      if (!held) break;
-      this.inProgress.set(held.tunnel, this.now());
-      held.answer(undefined);
+    for (const tunnel of this.line.keys()) {
+      if (!this.hasPlace()) break;
+      const held = this.takeFromLine(tunnel);
+      this.inProgress.set(tunnel, this.now());
+      held?.answer(undefined);
     }
     // The line is in order of arrival: those held the longest wait are at its head. Each is given
     // a slot after those of the line a place will reach in time.
     const now = this.now();
-    const firstStaying = this.line.findIndex((held) => now - held.since < maxHoldMs);
-    const letGo = this.line.splice(0, firstStaying === -1 ? this.line.length : firstStaying);
+    const letGo: Held[] = [];
+    for (const [tunnel, held] of this.line) {
+      if (now - held.since < maxHoldMs) break;
+      letGo.push(held);
+      this.takeFromLine(tunnel);
+    }
     if (letGo.length > 0) {
       const msEach = 1000 / this.setUpsPerSecond();
       const ahead = this.servedFromLine(now, msEach);
       for (const held of letGo) held.answer(this.refusal(now, ahead, msEach));
     }
-    if (this.line.length === 0 && this.lineTimer) {
+    if (this.line.size === 0 && this.lineTimer) {
       clearInterval(this.lineTimer);
       this.lineTimer = undefined;
     }
@@ -133,7 +155,7 @@ export class TunnelAdmission {
    */
   private servedFromLine(now: number, msEach: number): number {
     let served = 0;
-    for (const held of this.line) {
+    for (const held of this.line.values()) {
       if (now + (served + 1) * msEach < held.since + maxHoldMs) served += 1;
     }
     return served;

@@ -251,7 +251,7 @@ export class TunnelEndpoint {
     // However the attempt ends before its registration (refused, given up by the agent in line or
     // later, cut off).
     socket.once("close", () => leave(false));
-    const busy = await this.admission.enter(handshake);
+    const busy = await this.admission.enter(handshake, claims.uid);
     if (busy) {
       const { retryAfterSeconds } = busy;
       return refuseUpgrade(socket, 429, "too many tunnels are being set up: try again later", {
