@@ -1,10 +1,30 @@
+// @ts-check
 // The embedded database's own thread (started by lib/db/embedded.ts): PGlite runs PostgreSQL in
 // WebAssembly on the thread that calls it, so here its statements take the second core instead
-// of the server's event loop. Plain JavaScript, so that any Node.js can start it (tests included).
+// of the server's event loop. Plain JavaScript, so that any Node.js can start it (tests included);
+// typechecked through its JSDoc, with the messages of lib/db/embedded-messages.ts.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
+/** @typedef {import("./embedded-messages").Answer} Answer */
+/** @typedef {import("./embedded-messages").Close} Close */
+/** @typedef {import("./embedded-messages").ErrorFields} ErrorFields */
+/** @typedef {import("./embedded-messages").Opened} Opened */
+/** @typedef {import("./embedded-messages").Statement} Statement */
+/** @typedef {import("./embedded-messages").WorkerStart} WorkerStart */
+/** @typedef {PGlite["parsers"]} Parsers */
+/** @typedef {import("@electric-sql/pglite").QueryOptions} QueryOptions */
+/** @typedef {import("@electric-sql/pglite").Results} Results */
+
+if (!parentPort) throw new Error("embedded-worker.mjs runs as a worker thread (lib/db/embedded.ts)");
+const port = parentPort;
+/** @type {WorkerStart} */
+const start = workerData;
+/** @type {(message: Opened | Answer) => void} */
+const answer = (message) => port.postMessage(message);
+
+/** @param {unknown} value */
 const keepText = (value) => value;
 
 /**
@@ -12,7 +32,9 @@ const keepText = (value) => value;
  * query's own parsers into its three hundred on every statement, which was about 100 µs of the
  * database's thread for each of drizzle's statements (drizzle names its kept types on every one).
  */
+/** @type {Map<string, Parsers>} */
 const parsersByKept = new Map();
+/** @param {number[]} types */
 function parsersKeeping(types) {
   const key = types.join(",");
   let parsers = parsersByKept.get(key);
@@ -23,9 +45,14 @@ function parsersKeeping(types) {
   return parsers;
 }
 
-/** What crosses to the other thread of an error: its message and PostgreSQL's fields (code, constraint...). */
+/**
+ * What crosses to the other thread of an error: its message and PostgreSQL's fields (code, constraint...).
+ * @param {unknown} error
+ * @returns {ErrorFields}
+ */
 function errorFields(error) {
   if (!(error instanceof Error)) return { message: String(error) };
+  /** @type {ErrorFields} */
   const fields = { message: error.message };
   for (const [key, value] of Object.entries(error)) {
     if (["string", "number", "boolean"].includes(typeof value)) fields[key] = value;
@@ -33,40 +60,48 @@ function errorFields(error) {
   return fields;
 }
 
+/** @type {PGlite} Set before any statement is listened for. */
 let database;
 try {
-  database = await PGlite.create(workerData.directory, {
-    startParams: workerData.startParams,
-    extensions: { pg_trgm },
-  });
-  parentPort.postMessage({ ready: true });
+  database = await PGlite.create(start.directory, { startParams: start.startParams, extensions: { pg_trgm } });
+  answer({ ready: true });
+  port.on("message", serve);
 } catch (error) {
   // No listener is left: the thread ends after this message.
-  parentPort.postMessage({ ready: false, error: errorFields(error) });
+  answer({ ready: false, error: errorFields(error) });
 }
 
 const { serialize } = protocol;
 
-/** The parameter types of each named statement prepared so far, by name. */
+/** @type {Map<string, number[]>} The parameter types of each named statement prepared so far, by name. */
 const preparedTypes = new Map();
-/** The parameter types of the other statements run lately, by text (bounded: texts can hold values). */
+/** @type {Map<string, number[]>} The parameter types of the other statements run lately, by text (bounded: texts can hold values). */
 const statementTypes = new Map();
 const maxStatementTypes = 1_000;
 const schemaCommands = new Set(["CREATE", "ALTER", "DROP", "ROLLBACK"]);
 
-/** A value as the text PostgreSQL reads for a parameter of that type, as PGlite's `query` writes it. */
+/**
+ * A value as the text PostgreSQL reads for a parameter of that type, as PGlite's `query` writes it.
+ * @param {number[]} types
+ * @param {unknown[]} params
+ */
 const serializedValues = (types, params) =>
   params.map((value, i) =>
-    value === null || value === undefined ? null : (database.serializers[types[i]] ?? String)(value),
+    value === null || value === undefined ? null : (database.serializers[types[i] ?? 0] ?? String)(value),
   );
 
 /**
  * Runs the messages of one step in one call of PGlite (each call is a turn of its loop and of its
  * file-system sync), a Sync last: it ends the step whatever happened before it, as `query` does.
+ * @param {Uint8Array[]} messages
  */
 const runStep = (...messages) => database.execProtocol(Buffer.concat([...messages, serialize.sync()]));
 
-/** The parameter types of `text` as a statement named `name` ("" for the unnamed one), parsing it. */
+/**
+ * The parameter types of `text` as a statement named `name` ("" for the unnamed one), parsing it.
+ * @param {string} name
+ * @param {string} text
+ */
 async function parsedTypes(name, text) {
   const described = await runStep(serialize.parse({ name, text }), serialize.describe({ type: "S", name }));
   return parse.parseDescribeStatementResults(described.messages);
@@ -75,6 +110,13 @@ async function parsedTypes(name, text) {
 /**
  * Binds the parsed statement `name` and runs it (parsing `textToParse` first, in the same step,
  * when given): its rows, parsed with `parsers` and `options` as `query` does.
+ * @param {string} name
+ * @param {number[]} types
+ * @param {unknown[]} params
+ * @param {Parsers} parsers
+ * @param {QueryOptions} [options]
+ * @param {string} [textToParse]
+ * @returns {Promise<Results>}
  */
 async function bindAndRun(name, types, params, parsers, options, textToParse) {
   const { messages } = await runStep(
@@ -83,7 +125,9 @@ async function bindAndRun(name, types, params, parsers, options, textToParse) {
     serialize.describe({ type: "P" }),
     serialize.execute({}),
   );
-  return parse.parseResults(messages, parsers, options)[0];
+  const [result] = parse.parseResults(messages, parsers, options);
+  if (!result) throw new Error("the statement gave no result");
+  return result;
 }
 
 /**
@@ -91,11 +135,18 @@ async function bindAndRun(name, types, params, parsers, options, textToParse) {
  * PGlite's `query` parses and plans every statement anew (0.8 ms of a 2.2 ms heartbeat batch of 32
  * rows). The same steps as `query`, through PGlite's own protocol functions, with Bind naming the
  * statement.
+ * @param {string} name
+ * @param {string} text
+ * @param {unknown[]} params
  */
 function runPrepared(name, text, params) {
   return database.runExclusive(async () => {
-    if (!preparedTypes.has(name)) preparedTypes.set(name, await parsedTypes(name, text));
-    return bindAndRun(name, preparedTypes.get(name), params, database.parsers);
+    let types = preparedTypes.get(name);
+    if (!types) {
+      types = await parsedTypes(name, text);
+      preparedTypes.set(name, types);
+    }
+    return bindAndRun(name, types, params, database.parsers);
   });
 }
 
@@ -104,6 +155,10 @@ function runPrepared(name, text, params) {
  * does, but in one call of PGlite where `query` makes six: once its parameter types are known from
  * an earlier run, Parse goes with Bind, Describe and Execute. With the parsers made once, a
  * `select 1` from the server's thread and back took 221 µs instead of 336-362 µs.
+ * @param {string} text
+ * @param {unknown[]} params
+ * @param {Parsers} parsers
+ * @param {QueryOptions} options
  */
 function runUnnamed(text, params, parsers, options) {
   return database.runExclusive(async () => {
@@ -113,12 +168,15 @@ function runUnnamed(text, params, parsers, options) {
       : await bindAndRun("", await typesOf(text), params, parsers, options);
     // A change of the schema, or a rollback that undoes one, can change what a text's
     // parameters are: they are read again.
-    if (schemaCommands.has(result.command)) statementTypes.clear();
+    if (schemaCommands.has(result.command ?? "")) statementTypes.clear();
     return result;
   });
 }
 
-/** The parameter types of `text` as the unnamed statement, kept for its next runs. */
+/**
+ * The parameter types of `text` as the unnamed statement, kept for its next runs.
+ * @param {string} text
+ */
 async function typesOf(text) {
   const types = await parsedTypes("", text);
   if (statementTypes.size >= maxStatementTypes) statementTypes.clear();
@@ -126,22 +184,21 @@ async function typesOf(text) {
   return types;
 }
 
-if (database) {
-  parentPort.on("message", async (message) => {
-    if (message.close) {
-      await database.close();
-      parentPort.close();
-      return;
-    }
-    const { id, name, text, params, rowMode, textTypes } = message;
-    try {
-      // PGlite runs its statements one at a time, in the order they were given.
-      const result = name
-        ? await runPrepared(name, text, params ?? [])
-        : await runUnnamed(text, params ?? [], textTypes ? parsersKeeping(textTypes) : database.parsers, { rowMode });
-      parentPort.postMessage({ id, result });
-    } catch (error) {
-      parentPort.postMessage({ id, error: errorFields(error) });
-    }
-  });
+/** @param {Statement | Close} message */
+async function serve(message) {
+  if ("close" in message) {
+    await database.close();
+    port.close();
+    return;
+  }
+  const { id, name, text, params, rowMode, textTypes } = message;
+  try {
+    // PGlite runs its statements one at a time, in the order they were given.
+    const result = name
+      ? await runPrepared(name, text, params ?? [])
+      : await runUnnamed(text, params ?? [], textTypes ? parsersKeeping(textTypes) : database.parsers, { rowMode });
+    answer({ id, result });
+  } catch (error) {
+    answer({ id, error: errorFields(error) });
+  }
 }

@@ -1,12 +1,9 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import type { Answer, Close, ErrorFields, Opened, Results, Statement, WorkerStart } from "./embedded-messages";
 
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, unknown> };
-type Results = { rows: unknown[]; fields: { name: string; dataTypeID: number }[]; affectedRows?: number };
 type Waiting = { transaction: boolean; go: () => void };
-/** An error as it crosses from the thread: its message and PostgreSQL's fields (code, constraint...). */
-type ErrorFields = Record<string, unknown> & { message: string };
-type Answer = { id: number; result?: Results; error?: ErrorFields };
 
 /**
  * The statements of one open transaction, as PGlite's own `Transaction` gives them to drizzle,
@@ -55,16 +52,17 @@ export class EmbeddedDatabase {
 
   /** Starts the thread and opens the data directory; rejects with PGlite's error if it cannot. */
   static open(directory: string, startParams: string[]): Promise<EmbeddedDatabase> {
-    const worker = new Worker(workerFile, { workerData: { directory, startParams } });
+    const workerData: WorkerStart = { directory, startParams };
+    const worker = new Worker(workerFile, { workerData });
     return new Promise((resolve, reject) => {
       const ended = (code: number) => reject(threadEnded(code));
       worker.once("error", reject);
       worker.once("exit", ended);
-      worker.once("message", (message: { ready: boolean; error?: ErrorFields }) => {
+      worker.once("message", (message: Opened) => {
         worker.off("error", reject);
         worker.off("exit", ended);
         if (message.ready) resolve(new EmbeddedDatabase(worker));
-        else reject(errorOf(message.error ?? { message: "the embedded database did not open" }));
+        else reject(errorOf(message.error));
       });
     });
   }
@@ -104,7 +102,7 @@ export class EmbeddedDatabase {
     if (this.#stopped) return;
     const ended = new Promise((resolve) => this.#worker.once("exit", resolve));
     this.#worker.ref();
-    this.#worker.postMessage({ close: true });
+    this.#worker.postMessage({ close: true } satisfies Close);
     await ended;
   }
 
@@ -145,7 +143,8 @@ export class EmbeddedDatabase {
     const answered = new Promise<Results>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     // The thread keeps the process alive only while it owes an answer.
     if (this.#pending.size === 1) this.#worker.ref();
-    this.#worker.postMessage({ id, name: options?.name, text, params, rowMode: options?.rowMode, textTypes });
+    const statement: Statement = { id, name: options?.name, text, params, rowMode: options?.rowMode, textTypes };
+    this.#worker.postMessage(statement);
     return answered;
   }
 
