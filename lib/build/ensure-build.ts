@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { acquireLock, releaseLock } from "./build-lock";
 
 const root = process.cwd();
 const sources = [
@@ -32,25 +33,15 @@ function isBuildCurrent(): boolean {
 }
 
 const lock = path.join(root, ".next-build.lock");
-const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
  * Builds the Next.js app when there is no build yet or a source changed since the last one.
- * Processes starting together (test runs, a start during tests) build once: the others wait.
+ * Processes starting together (test runs, a start during tests) build once: the others wait for
+ * the build, unless its process no longer runs (lib/build/build-lock.ts).
  */
 export function ensureBuild() {
-  for (;;) {
-    if (isBuildCurrent()) return;
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // A lock left by a killed build is stale after 10 minutes.
-      const lockedAt = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-      if (Date.now() - lockedAt > 600_000) rmSync(lock, { recursive: true, force: true });
-      sleep(500);
-    }
-  }
+  if (isBuildCurrent()) return;
+  acquireLock(lock, () => process.stdout.write("waiting for another process's build of the web application...\n"));
   try {
     if (isBuildCurrent()) return;
     process.stdout.write("building the web application (next build)...\n");
@@ -58,7 +49,7 @@ export function ensureBuild() {
     const result = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, stdio: "inherit" });
     if (result.status !== 0) throw new Error(`next build failed with status ${result.status}`);
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    releaseLock(lock);
   }
 }
 
