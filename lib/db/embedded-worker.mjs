@@ -46,26 +46,40 @@ function parsersKeeping(types) {
 }
 
 /**
+ * A thrown value that is no Error as text: PGlite's file system throws Emscripten's
+ * `ErrnoError`, an object of a name and a number.
+ * @param {unknown} thrown
+ */
+function textOf(thrown) {
+  if (typeof thrown !== "object" || thrown === null) return String(thrown);
+  const { name, errno } = /** @type {{ name?: unknown, errno?: unknown }} */ (thrown);
+  const text = typeof name === "string" ? name : "an error without a message";
+  return errno === undefined ? text : `${text} (errno ${String(errno)})`;
+}
+
+/**
  * What crosses to the other thread of an error: its message and PostgreSQL's fields (code, constraint...).
  * @param {unknown} error
  * @returns {ErrorFields}
  */
 function errorFields(error) {
-  if (!(error instanceof Error)) return { message: String(error) };
   /** @type {ErrorFields} */
-  const fields = { message: error.message };
+  const fields = { message: error instanceof Error ? error.message : textOf(error) };
+  if (typeof error !== "object" || error === null) return fields;
   for (const [key, value] of Object.entries(error)) {
+    if (key === "message") continue;
     if (["string", "number", "boolean"].includes(typeof value)) fields[key] = value;
   }
   return fields;
 }
 
-/** @type {PGlite} Set before any statement is listened for. */
+/** @type {PGlite} Set before any statement is listened for (at the end). */
 let database;
+let isOpen = false;
 try {
   database = await PGlite.create(start.directory, { startParams: start.startParams, extensions: { pg_trgm } });
+  isOpen = true;
   answer({ ready: true });
-  port.on("message", serve);
 } catch (error) {
   // No listener is left: the thread ends after this message.
   answer({ ready: false, error: errorFields(error) });
@@ -202,3 +216,5 @@ async function serve(message) {
     answer({ id, error: errorFields(error) });
   }
 }
+
+if (isOpen) port.on("message", serve);

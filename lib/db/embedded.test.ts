@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newDataDir } from "@/testing/data-dir";
@@ -137,6 +137,19 @@ describe("the embedded database on its own thread", () => {
     expect(refused).toBeInstanceOf(Error);
     expect((refused as { code?: string }).code).toBe("57P02");
     expect(isDatabaseUnavailable(refused)).toBe(true);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+
+  it("refuses to open a data directory that is no directory, with PGlite's reason", async () => {
+    const otherDir = newDataDir();
+    const notADirectory = path.join(otherDir, "a-file");
+    writeFileSync(notADirectory, "not a database");
+    const failed = await EmbeddedDatabase.open(notADirectory, pgliteStartParams).catch((error: Error) => error);
+    expect(failed).toBeInstanceOf(Error);
+    // Emscripten's file system throws an object of a name and a number, no Error.
+    expect((failed as Error).message).toBe(
+      `the embedded database in ${notADirectory} did not open: ErrnoError (errno 54)`,
+    );
     rmSync(otherDir, { recursive: true, force: true });
   });
 });

@@ -62,7 +62,10 @@ export class EmbeddedDatabase {
         worker.off("error", reject);
         worker.off("exit", ended);
         if (message.ready) resolve(new EmbeddedDatabase(worker));
-        else reject(errorOf(message.error));
+        else {
+          const { message: reason, ...fields } = message.error;
+          reject(errorOf({ ...fields, message: `the embedded database in ${directory} did not open: ${reason}` }));
+        }
       });
     });
   }
