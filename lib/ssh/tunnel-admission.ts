@@ -74,10 +74,7 @@ export class TunnelAdmission {
       this.inProgress.set(tunnel, now);
       return Promise.resolve(undefined);
     }
-    if (this.devicesInLine.has(device)) {
-      const msEach = 1000 / this.setUpsPerSecond();
-      return Promise.resolve(this.refusal(now, this.servedFromLine(now, msEach), msEach));
-    }
+    if (this.devicesInLine.has(device)) return Promise.resolve(this.refusals(now, 1)[0]);
     return new Promise((answer) => {
       this.line.set(tunnel, { device, since: now, answer });
       this.devicesInLine.add(device);
@@ -136,11 +133,8 @@ export class TunnelAdmission {
       letGo.push(held);
       this.takeFromLine(tunnel);
     }
-    if (letGo.length > 0) {
-      const msEach = 1000 / this.setUpsPerSecond();
-      const ahead = this.servedFromLine(now, msEach);
-      for (const held of letGo) held.answer(this.refusal(now, ahead, msEach));
-    }
+    const refusals = this.refusals(now, letGo.length);
+    for (const [index, held] of letGo.entries()) held.answer(refusals[index]);
     if (this.line.size === 0 && this.lineTimer) {
       clearInterval(this.lineTimer);
       this.lineTimer = undefined;
@@ -159,6 +153,14 @@ export class TunnelAdmission {
       if (now + (served + 1) * msEach < held.since + maxHoldMs) served += 1;
     }
     return served;
+  }
+
+  /** Slots for `count` upgrades let go now, in order, after those of the line a place will reach in time. */
+  private refusals(now: number, count: number): Refusal[] {
+    if (count === 0) return [];
+    const msEach = 1000 / this.setUpsPerSecond();
+    const ahead = this.servedFromLine(now, msEach);
+    return Array.from({ length: count }, () => this.refusal(now, ahead, msEach));
   }
 
   /** The next free slot of the schedule after the `ahead` that the line will serve, at most `maxWaitMs` ahead. */
