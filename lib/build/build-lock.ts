@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /** A lock without an owner this long after it was made was left by a process killed in between. */
@@ -34,27 +34,29 @@ function isAbandoned(owner: string | undefined, madeAt: number): boolean {
 }
 
 /**
- * Moves the abandoned lock aside, in one step only one waiter can take. A waiter that read its
- * owner before another took it over and made a new one has moved the new one: it puts it back.
+ * Removes the lock if it is still the abandoned one: under a second lock, `${lock}.takeover`, so
+ * that no other waiter removes a lock made since (only a takeover removes another's lock, and
+ * the abandoned one stays until then). A takeover lock older than 10 s was left by a waiter
+ * killed in between.
  */
-function takeOver(lock: string, abandonedOwner: string | undefined): boolean {
-  const aside = `${lock}.stale-${process.pid}`;
+function takeOver(lock: string, abandonedOwner: string | undefined, madeAt: number): boolean {
+  const takeover = `${lock}.takeover`;
   try {
-    renameSync(lock, aside);
+    mkdirSync(takeover);
   } catch {
+    const heldSince = statSync(takeover, { throwIfNoEntry: false })?.mtimeMs;
+    if (heldSince !== undefined && Date.now() - heldSince > ownerlessStaleMs)
+      rmSync(takeover, { recursive: true, force: true });
     return false;
   }
-  if (ownerOf(aside) !== abandonedOwner) {
-    try {
-      renameSync(aside, lock);
-    } catch {
-      // A third waiter made a lock in the microseconds between: two builds run at once.
-      rmSync(aside, { recursive: true, force: true });
-    }
-    return false;
+  try {
+    const isSameLock =
+      statSync(lock, { throwIfNoEntry: false })?.mtimeMs === madeAt && ownerOf(lock) === abandonedOwner;
+    if (isSameLock) rmSync(lock, { recursive: true, force: true });
+    return isSameLock;
+  } finally {
+    rmSync(takeover, { recursive: true, force: true });
   }
-  rmSync(aside, { recursive: true, force: true });
-  return true;
 }
 
 /**
@@ -76,7 +78,7 @@ export function acquireLock(lock: string, onWait: () => void): void {
     // Let go of since it was tried.
     if (madeAt === undefined) continue;
     const owner = ownerOf(lock);
-    if (isAbandoned(owner, madeAt) && takeOver(lock, owner)) continue;
+    if (isAbandoned(owner, madeAt) && takeOver(lock, owner, madeAt)) continue;
     if (!isWaitTold) {
       onWait();
       isWaitTold = true;
