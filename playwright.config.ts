@@ -50,6 +50,11 @@ export default defineConfig({
       // The webhooks spec's receiver listens on the loopback; a failed delivery is tried again after 1 s.
       WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
       WEBHOOK_RETRY_SECONDS: "1",
+      // Playwright's request client keeps idle connections without regard to the server's
+      // Keep-Alive hint, and a request it sends on one just as the server closes it fails. Like a
+      // proxy in front of the service (docs/scaling.md), it gets a server that outlasts it: no test
+      // runs 65 s.
+      HTTP_KEEP_ALIVE_SECONDS: "65",
       ...browserProcessorEnv,
     },
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },

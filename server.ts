@@ -119,7 +119,7 @@ async function main() {
       else handle(request, response).catch((error: unknown) => writeErrorAnswer(response, request, error));
     },
   );
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_SECONDS * 1000;
 
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
   const tunnelEndpoint = new TunnelEndpoint(database.db, config.TUNNEL_HANDSHAKES_MAX);

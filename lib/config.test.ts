@@ -17,6 +17,7 @@ describe("parseConfig", () => {
     expect(parseConfig({})).toEqual({
       PORT: 8080,
       HOST: "0.0.0.0",
+      HTTP_KEEP_ALIVE_SECONDS: 5,
       SSH_PORT: 2222,
       SSH_LOGIN_GRACE_SECONDS: 30,
       SSH_MAX_UNAUTHENTICATED_PER_SOURCE: 32,

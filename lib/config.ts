@@ -32,6 +32,10 @@ export const configSchema = z.object({
   PORT: integer(8080, 0, 65535),
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_URL: z.url().optional(),
+  // An idle keep-alive connection is closed after this. Behind a proxy that keeps connections to
+  // the service, it must outlast the proxy's own idle timeout, or a request the proxy sends just
+  // as the service closes the connection fails (docs/scaling.md).
+  HTTP_KEEP_ALIVE_SECONDS: integer(5, 1, 3600),
   SSH_PORT: integer(2222, 0, 65535),
   SSH_LOGIN_GRACE_SECONDS: integer(30, 1, 600),
   SSH_MAX_UNAUTHENTICATED_PER_SOURCE: integer(32, 1, 100_000),

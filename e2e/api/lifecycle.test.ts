@@ -381,6 +381,7 @@ describe("server life cycle", () => {
       ["DATABASE_URL", "mysql://x"],
       ["JWT_SECRET", "short"],
       ["LOG_LEVEL", "chatty"],
+      ["HTTP_KEEP_ALIVE_SECONDS", "0"],
     ])("%s=%s", async (name, value) => {
       const run = await runServerProcess({ [name]: value });
       expect(run.code).toBe(1);
@@ -426,6 +427,30 @@ describe("server life cycle", () => {
     const refused = both.filter((result) => result.status === "rejected");
     expect(running.length, "both servers opened the same embedded database").toBe(1);
     expect(String(refused[0]?.reason)).toContain("is in use by process");
+  });
+
+  it("keeps an idle keep-alive connection open for HTTP_KEEP_ALIVE_SECONDS, says so in each answer, then closes it", async () => {
+    const server = await start({ ...(await freshData()), HTTP_KEEP_ALIVE_SECONDS: "2" });
+    const socket = connect(server.port, "127.0.0.1");
+    cleanups.push(() => socket.destroy());
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (text: string) => {
+      received += text;
+    });
+    const closedAt = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now())));
+    const answers = () => received.match(/^HTTP\/1\.1 200 /gm)?.length ?? 0;
+    const ask = () => socket.write("GET /api/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+
+    ask();
+    await expect.poll(answers).toBe(1);
+    expect(received).toMatch(/^keep-alive: timeout=2\r$/im);
+    // Idle for half the time: the same connection still serves the next request.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    ask();
+    await expect.poll(answers).toBe(2);
+    const answeredAt = Date.now();
+    expect(await closedAt).toBeGreaterThanOrEqual(answeredAt + 1_500);
   });
 
   it("describes itself at GET /info from PUBLIC_URL and SSH_PORT", async () => {

@@ -89,9 +89,7 @@ test("devices list: URL state, tabs, bulk accept with a failure named, live offl
   // A real agent goes offline without a reload when it stops.
   const agent = startAgent(baseURL ?? "", account.tenant);
   try {
-    // toPass, not expect.poll: it also retries a request that failed. The test's HTTP client reuses a
-    // connection idle since the sign-in and, unlike a browser, does not retry a GET when the server
-    // closes that connection just as the request leaves (its idle keep-alive time has run out).
+    // The agent registers in the background: its device is on the pending list once it has.
     let uid = "";
     await expect(async () => {
       const pending = await page.request.get("/api/devices?status=pending&per_page=100", {
