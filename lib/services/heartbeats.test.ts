@@ -188,6 +188,48 @@ describe("heartbeat writer", () => {
     expect(await deviceRow(uid)).toMatchObject({ remoteAddr: "203.0.113.4", online: true });
   });
 
+  it("only stamps a steady heartbeat, and writes the whole heartbeat of a device gone offline, renamed elsewhere or given another address", async () => {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId);
+    const writer = new HeartbeatWriter(db);
+    const beat = beatOf(uid, scope.tenantId);
+    const announced = async () =>
+      (await db.select().from(events).where(eq(events.tenantId, scope.tenantId))).map((row) => row.type);
+    const statementsFor = async (heartbeat: Heartbeat) => {
+      const before = writer.totals.statements;
+      const name = await writer.record(heartbeat);
+      return { name, statements: writer.totals.statements - before };
+    };
+
+    expect(await statementsFor(beat)).toEqual({ name: (await deviceRow(uid))?.name, statements: 1 });
+    await expect.poll(announced).toEqual(["device.online"]);
+    // The steady heartbeat: one statement that reads the device's current name.
+    await db.update(devices).set({ name: "renamed" }).where(eq(devices.uid, uid));
+    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 1 });
+
+    // Taken offline since (the offline timer, another instance): the whole statement brings it back and says so.
+    await db.update(devices).set({ online: false }).where(eq(devices.uid, uid));
+    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 2 });
+    expect(await deviceRow(uid)).toMatchObject({ online: true });
+    await expect.poll(announced).toEqual(["device.online", "device.online"]);
+
+    // Another address written by another instance: the agent's own address is written back.
+    await db.update(devices).set({ remoteAddr: "203.0.113.77" }).where(eq(devices.uid, uid));
+    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 2 });
+    expect(await deviceRow(uid)).toMatchObject({ remoteAddr: beat.remoteAddr });
+
+    // New information from the agent is not steady: the whole statement writes it, and then the old again.
+    expect((await statementsFor({ ...beat, info: { ...info, version: "0.3.0" } })).statements).toBe(1);
+    expect(await deviceRow(uid)).toMatchObject({ info: { ...info, version: "0.3.0" } });
+    expect((await statementsFor({ ...beat, info: { ...info, version: "0.3.0" } })).statements).toBe(1);
+    expect((await statementsFor(beat)).statements).toBe(1);
+    expect(await deviceRow(uid)).toMatchObject({ info });
+
+    // Deleted: no name, so the agent's call registers it anew.
+    await db.delete(devices).where(eq(devices.uid, uid));
+    expect(await statementsFor(beat)).toEqual({ name: undefined, statements: 2 });
+  });
+
   it("sets no indexed column, so that heartbeat updates can be HOT (no new index entries)", async () => {
     const indexes = await db.execute(
       sql`select pg_get_indexdef(indexrelid) as definition from pg_index where indrelid = 'devices'::regclass`,
