@@ -17,6 +17,18 @@ export function processSingleton<T>(name: string, create: () => T): T {
   return slots.get(name) as T;
 }
 
+/** The most devices a per-device cache holds (proofs verified, tokens signed, rows the heartbeat writer wrote). */
+export const maxCachedDevices = 200_000;
+
+/**
+ * Sets an entry of a cache whose entries are cheap to make again, forgetting them all first when
+ * it holds `max`: no bookkeeping per entry, and a forgotten one is made again on its next use.
+ */
+export function setInCache<K, V>(cache: Map<K, V>, key: K, value: V, max: number): void {
+  if (cache.size >= max && !cache.has(key)) cache.clear();
+  cache.set(key, value);
+}
+
 /** A per-process value that is set later (e.g. by server.ts at start) and may be unset. */
 export function processSlot<T>(name: string) {
   return {

@@ -17,7 +17,7 @@ import {
   ValidationError,
 } from "../errors";
 import { log } from "../log";
-import { processSingleton } from "../process-state";
+import { maxCachedDevices, processSingleton, setInCache } from "../process-state";
 import { type AuthDeviceInput, isPemPublicKey } from "../schemas/agent";
 import { isProvenCall, keyDigestOf } from "./device-proof";
 import { describeDevice, namespaceState } from "./device-view";
@@ -66,9 +66,8 @@ function recentDeviceToken(uid: string): string | undefined {
 }
 
 async function signedDeviceToken(uid: string, tenantId: string): Promise<string> {
-  if (deviceTokens.size > 200_000) deviceTokens.clear();
   const token = signDeviceToken({ uid, tenant: tenantId });
-  deviceTokens.set(uid, { value: token, at: Date.now() });
+  setInCache(deviceTokens, uid, { value: token, at: Date.now() }, maxCachedDevices);
   return token;
 }
 

@@ -1,6 +1,6 @@
 import { createHash, verify } from "node:crypto";
 import { unauthorized } from "../errors";
-import { processSingleton } from "../process-state";
+import { maxCachedDevices, processSingleton, setInCache } from "../process-state";
 import { deviceProofLeadSeconds, deviceProofLifetimeSeconds, deviceProofText } from "../protocol";
 import { derOfPem, publicKeyObject } from "../public-key";
 import type { AuthDeviceInput } from "../schemas/agent";
@@ -43,7 +43,6 @@ export function isProvenCall(input: AuthDeviceInput, uid: string, nowMs = Date.n
   if (!signatureVerifies(input.public_key, deviceProofText(input, proof.timestamp), proof.signature)) {
     throw unauthorized("the proof's signature does not verify with the device's public key");
   }
-  if (verifiedProofs.size > 200_000) verifiedProofs.clear();
-  verifiedProofs.set(uid, seen);
+  setInCache(verifiedProofs, uid, seen, maxCachedDevices);
   return true;
 }

@@ -3,7 +3,7 @@ import { nextStep } from "../batch";
 import { type Db, executePrepared, prepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
-import { processSingleton } from "../process-state";
+import { maxCachedDevices, processSingleton, setInCache } from "../process-state";
 import { amongUids, announceOnline, type SeenDevice } from "./presence";
 
 export type Heartbeat = {
@@ -84,14 +84,15 @@ type StampedRow = { uid: string; name: string; remote_addr: string };
 /** What heartbeatStatement last wrote into a device's row for a call that proved its key. */
 type Written = { tenantId: string; remoteAddr: string; info: Record<string, string> };
 
-/** At most this many devices' `Written` are kept; past it, they are forgotten together and written anew. */
-const maxWritten = 200_000;
-
+/** The same keys and values: checked for each steady heartbeat, so without an array of keys. */
 function isSameInfo(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) if (a[key] !== b[key]) return false;
-  return true;
+  let count = 0;
+  for (const key in a) {
+    if (a[key] !== b[key]) return false;
+    count += 1;
+  }
+  for (const _ in b) count -= 1;
+  return count === 0;
 }
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
@@ -233,10 +234,10 @@ export class HeartbeatWriter {
       void announceOnline(this.db, cameOnline, "heartbeat");
     }
     const names = new Map(updated.map((row) => [row.uid, row.name]));
-    if (this.written.size > maxWritten) this.written.clear();
     for (const beat of beats) {
       if (beat.proven && names.has(beat.uid)) {
-        this.written.set(beat.uid, { tenantId: beat.tenantId, remoteAddr: beat.remoteAddr, info: beat.info });
+        const written = { tenantId: beat.tenantId, remoteAddr: beat.remoteAddr, info: beat.info };
+        setInCache(this.written, beat.uid, written, maxCachedDevices);
       } else {
         this.written.delete(beat.uid);
       }

@@ -1,5 +1,6 @@
 import type { RE2JS } from "re2js";
 import { type FieldIssue, ValidationError } from "../errors";
+import { setInCache } from "../process-state";
 import { compileUserRegex, userRegexProblem } from "../user-regex";
 
 /** Refuses (400, naming each field) every pattern the engine cannot run: `{ field: pattern }`. */
@@ -24,8 +25,7 @@ function cached(pattern: string): RE2JS | null {
     } catch {
       compiled = null;
     }
-    if (cache.size >= maxCached) cache.clear();
-    cache.set(pattern, compiled);
+    setInCache(cache, pattern, compiled, maxCached);
   }
   return compiled;
 }
