@@ -74,7 +74,7 @@ export class TunnelAdmission {
       this.inProgress.set(tunnel, now);
       return Promise.resolve(undefined);
     }
-    if (this.devicesInLine.has(device)) return Promise.resolve(this.refusals(now, 1)[0]);
+    if (this.devicesInLine.has(device)) return Promise.resolve(this.refuser(now)());
     return new Promise((answer) => {
       this.line.set(tunnel, { device, since: now, answer });
       this.devicesInLine.add(device);
@@ -133,8 +133,10 @@ export class TunnelAdmission {
       letGo.push(held);
       this.takeFromLine(tunnel);
     }
-    const refusals = this.refusals(now, letGo.length);
-    for (const [index, held] of letGo.entries()) held.answer(refusals[index]);
+    if (letGo.length > 0) {
+      const refuse = this.refuser(now);
+      for (const held of letGo) held.answer(refuse());
+    }
     if (this.line.size === 0 && this.lineTimer) {
       clearInterval(this.lineTimer);
       this.lineTimer = undefined;
@@ -155,12 +157,11 @@ export class TunnelAdmission {
     return served;
   }
 
-  /** Slots for `count` upgrades let go now, in order, after those of the line a place will reach in time. */
-  private refusals(now: number, count: number): Refusal[] {
-    if (count === 0) return [];
+  /** Gives the upgrades let go now their slots, in order, after those of the line a place will reach in time. */
+  private refuser(now: number): () => Refusal {
     const msEach = 1000 / this.setUpsPerSecond();
     const ahead = this.servedFromLine(now, msEach);
-    return Array.from({ length: count }, () => this.refusal(now, ahead, msEach));
+    return () => this.refusal(now, ahead, msEach);
   }
 
   /** The next free slot of the schedule after the `ahead` that the line will serve, at most `maxWaitMs` ahead. */
