@@ -309,11 +309,12 @@ const maxContention = 8;
 function startContention(cores: number): () => void {
   const busyShares = [...Array(Math.floor(cores)).fill(1), ...(cores % 1 > 0 ? [cores % 1] : [])];
   const children = busyShares.map((share) => {
-    const program = `const end = Date.now() + ${contentionCapMs}, pause = new Int32Array(new SharedArrayBuffer(4));
+    const pause = share < 1 ? `Atomics.wait(idle, 0, 0, ${10 * (1 - share)});` : "";
+    const program = `const end = Date.now() + ${contentionCapMs}, idle = new Int32Array(new SharedArrayBuffer(4));
       while (Date.now() < end) {
         const until = performance.now() + ${10 * share};
         while (performance.now() < until) {}
-        if (${share} < 1) Atomics.wait(pause, 0, 0, ${10 * (1 - share)});
+        ${pause}
       }`;
     return spawn(process.execPath, ["-e", program], { stdio: "ignore" });
   });
