@@ -14,6 +14,7 @@ import { errorText } from "./lib/errors";
 import { writeAnswer, writeErrorAnswer } from "./lib/http/answer";
 import { directRoute, directRoutes, serveDirect } from "./lib/http/direct";
 import { endEventStreams } from "./lib/http/event-stream";
+import { lingerOnEarlyClose } from "./lib/http/linger";
 import { apiRefusals, malformedPathAnswer } from "./lib/http/paths";
 import { peerHeader } from "./lib/http/source";
 import { log } from "./lib/log";
@@ -120,6 +121,7 @@ async function main() {
     },
   );
   server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_SECONDS * 1000;
+  lingerOnEarlyClose(server);
 
   // WebSockets on the API port: the agents' tunnels and the browser terminal.
   const tunnelEndpoint = new TunnelEndpoint(database.db, config.TUNNEL_HANDSHAKES_MAX);
