@@ -1,13 +1,12 @@
 import { execFile } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import { connect } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { chunkedSender } from "@/testing/chunked-sender";
 import { call, uniqueName } from "@/testing/client";
 import { seedMember, seedNamespace } from "@/testing/seeds/namespaces";
 import { seedUser } from "@/testing/seeds/users";
@@ -404,35 +403,17 @@ describe("request bodies", () => {
   });
 
   it("after a 413 on a closing connection, reads on what the client still sends: no reset loses the answer", async () => {
-    const url = new URL(inject("baseUrl"));
-    // Like a client that sends its whole body whatever comes back (fetch does): the server's end does not end its sending.
-    const socket = connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
-    await once(socket, "connect");
-    const failures: Error[] = [];
-    socket.on("error", (error) => failures.push(error));
-    let received = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (text: string) => {
-      received += text;
-    });
-    socket.write(
-      "POST /api/register HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n" +
-        "transfer-encoding: chunked\r\nconnection: close\r\n\r\n",
-    );
-    const chunk = "a".repeat(64 * 1024);
-    const sendChunk = () => socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-    for (let sent = 0; sent <= oneMegabyte; sent += chunk.length) sendChunk();
-    await vi.waitFor(() => expect(received).toMatch(/^HTTP\/1\.1 413 /), { timeout: 5000 });
+    const client = await chunkedSender(inject("baseUrl"), "/api/register");
+    client.send(oneMegabyte);
+    await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 413 /), { timeout: 5000 });
     // A client busy sending its body sends on after the answer came: the server still reads it.
     for (let more = 0; more < 3; more++) {
       await sleep(100);
-      sendChunk();
+      client.sendChunk();
     }
-    socket.end("0\r\n\r\n");
-    // A reset may have closed it already.
-    if (!socket.destroyed) await once(socket, "close");
-    expect(failures).toEqual([]);
-    expect(received).toContain('{"message":"request body is larger than 1 MB"}');
+    await client.finish();
+    expect(client.failures).toEqual([]);
+    expect(client.received()).toContain('{"message":"request body is larger than 1 MB"}');
   });
 
   it("answers 413 to a chunked body over 1 MB (node:http, no content-length)", async () => {

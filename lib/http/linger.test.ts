@@ -1,12 +1,12 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { chunkedSender } from "@/testing/chunked-sender";
 import { lingerMs, lingerOnEarlyClose } from "./linger";
 
 const megabyte = 1024 * 1024;
-const chunk = "a".repeat(64 * 1024);
 
 /** Answers 413 once a body passes 1 MB, without reading the rest; a short body is read and answered 200. */
 async function startServer(): Promise<{ server: Server; port: number; serverSockets: Socket[] }> {
@@ -32,22 +32,6 @@ async function startServer(): Promise<{ server: Server; port: number; serverSock
   return { server, port: address.port, serverSockets };
 }
 
-/** A client that sends its whole body whatever comes back: the server's end does not end its sending. */
-async function sendingClient(port: number) {
-  const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true });
-  await once(socket, "connect");
-  const failures: Error[] = [];
-  socket.on("error", (error) => failures.push(error));
-  let received = "";
-  socket.setEncoding("utf8");
-  socket.on("data", (text: string) => {
-    received += text;
-  });
-  const sendChunk = () => socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-  socket.write("POST / HTTP/1.1\r\nhost: localhost\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n");
-  return { socket, failures, received: () => received, sendChunk };
-}
-
 let running: Server | undefined;
 afterEach(() => {
   running?.closeAllConnections();
@@ -58,16 +42,14 @@ describe("lingerOnEarlyClose", () => {
   it("reads on what the client sends after an early answer, until the client ends", async () => {
     const { server, port } = await startServer();
     running = server;
-    const client = await sendingClient(port);
-    for (let sent = 0; sent <= megabyte; sent += chunk.length) client.sendChunk();
+    const client = await chunkedSender(`http://127.0.0.1:${port}`, "/");
+    client.send(megabyte);
     await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 413 /));
     for (let more = 0; more < 3; more++) {
       await sleep(100);
       client.sendChunk();
     }
-    client.socket.end("0\r\n\r\n");
-    // A reset may have closed it already.
-    if (!client.socket.destroyed) await once(client.socket, "close");
+    await client.finish();
     expect(client.failures).toEqual([]);
     expect(client.received()).toContain('{"message":"too large"}');
   });
@@ -75,8 +57,8 @@ describe("lingerOnEarlyClose", () => {
   it("closes a lingering connection after lingerMs when the client neither sends nor ends", async () => {
     const { server, port, serverSockets } = await startServer();
     running = server;
-    const client = await sendingClient(port);
-    for (let sent = 0; sent <= megabyte; sent += chunk.length) client.sendChunk();
+    const client = await chunkedSender(`http://127.0.0.1:${port}`, "/");
+    client.send(megabyte);
     await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 413 /));
     const answered = Date.now();
     const [serverSocket] = serverSockets;
@@ -89,7 +71,7 @@ describe("lingerOnEarlyClose", () => {
   it("closes at once after a request it read whole", async () => {
     const { server, port, serverSockets } = await startServer();
     running = server;
-    const client = await sendingClient(port);
+    const client = await chunkedSender(`http://127.0.0.1:${port}`, "/");
     client.socket.write("0\r\n\r\n");
     await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 200 /));
     const answered = Date.now();
