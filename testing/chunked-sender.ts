@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const chunk = "a".repeat(64 * 1024);
 
@@ -32,7 +33,13 @@ export async function chunkedSender(baseUrl: string, target: string) {
     send(bytes: number) {
       for (let sent = 0; sent <= bytes; sent += chunk.length) sendChunk();
     },
-    sendChunk,
+    /** Sends `count` more chunks 100 ms apart, as a client busy with its body does after the answer came. */
+    async sendOn(count: number) {
+      for (let sent = 0; sent < count; sent++) {
+        await sleep(100);
+        sendChunk();
+      }
+    },
     /** Ends the body and waits for the connection's close (a reset may have closed it already). */
     async finish() {
       socket.end("0\r\n\r\n");

@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
@@ -407,10 +406,7 @@ describe("request bodies", () => {
     client.send(oneMegabyte);
     await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 413 /), { timeout: 5000 });
     // A client busy sending its body sends on after the answer came: the server still reads it.
-    for (let more = 0; more < 3; more++) {
-      await sleep(100);
-      client.sendChunk();
-    }
+    await client.sendOn(3);
     await client.finish();
     expect(client.failures).toEqual([]);
     expect(client.received()).toContain('{"message":"request body is larger than 1 MB"}');
