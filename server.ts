@@ -234,7 +234,10 @@ async function main() {
       await tunnelsClosed;
       // Session rows are ended before the database closes (a client that does not answer is cut off after 5 s).
       await sessionsEnded;
-      log.info("heartbeat totals", heartbeatWriter(database.db).totals);
+      // The steady heartbeats answered in the last second get their stamps.
+      const writer = heartbeatWriter(database.db);
+      await writer.flush().catch((error: unknown) => log.warn("heartbeat stamps failed", { error: errorText(error) }));
+      log.info("heartbeat totals", writer.totals);
       hub().stop();
       await listening?.close();
       await database

@@ -64,6 +64,21 @@ describe("agent heartbeats", () => {
     expect(await getDevice(token, uid)).toMatchObject({ status: "pending", name: body.hostname.toLowerCase() });
   });
 
+  it("of a deleted namespace's device are refused at once", async () => {
+    const namespace = await seedNamespace();
+    const body = agentBody(namespace.tenantId);
+    expect((await authDevice(body)).status).toBe(200);
+    // Steady now: the next one would be answered from memory.
+    expect((await authDevice(body)).status).toBe(200);
+    const deleted = await call("DELETE", `/api/namespaces/${namespace.tenantId}`, {
+      token: namespace.owner.tenantToken,
+    });
+    expect(deleted.status).toBe(200);
+    const refused = await authDevice(body);
+    expect(refused.status).toBe(404);
+    expect(refused.body).toEqual({ message: expect.stringContaining("namespace") });
+  });
+
   it("keep the status the namespace gave the device", async () => {
     const namespace = await seedNamespace();
     const token = namespace.owner.tenantToken;

@@ -16,41 +16,56 @@ export function readJsonBody(body: Readable | null, declaredLength: string | nul
   return readTextBody(body, declaredLength).then(parseJsonBody);
 }
 
-/**
- * A body's exact text, within the same 1 MB (a signed webhook: the signature covers these bytes).
- * Not an async function: on the heartbeat path every promise costs the hooks Next.js's
- * AsyncLocalStorage installs, and this one needs no wrapper.
- */
+/** A body's exact text, within the same 1 MB (a signed webhook: the signature covers these bytes). */
 export function readTextBody(body: Readable | null, declaredLength: string | null | undefined): Promise<string> {
-  if (Number(declaredLength ?? "0") > maxBodyBytes) return Promise.reject(tooLarge());
-  return body ? readText(body) : Promise.resolve("");
+  return new Promise((resolve, reject) => onTextBody(body, declaredLength, resolve, reject));
 }
 
-function readText(body: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let isEnded = false;
-    body.on("data", (chunk: Uint8Array) => {
-      // Past the limit the rest is dropped as it comes, until the connection closes.
-      if (size > maxBodyBytes) return;
-      size += chunk.byteLength;
-      if (size > maxBodyBytes) reject(tooLarge());
-      else chunks.push(chunk);
-    });
-    body.on("end", () => {
-      isEnded = true;
-      // One chunk (a heartbeat's whole body, as a rule) is decoded where it lies, not copied first.
-      const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
-      resolve(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-    });
-    // A client that hangs up before the end of its body gets no answer, but the promise must
-    // settle. "close" also comes after every complete body: no error is built for those.
-    const cutShort = () => reject(new ApiError(400, "request body cut short"));
-    body.on("error", cutShort);
-    body.on("close", () => {
-      if (!isEnded) cutShort();
-    });
+/**
+ * readTextBody with callbacks, exactly one of which is called once: the heartbeat path answers a
+ * steady heartbeat without a promise, each of which costs the hooks Next.js's AsyncLocalStorage
+ * installs.
+ */
+export function onTextBody(
+  body: Readable | null,
+  declaredLength: string | null | undefined,
+  onText: (text: string) => void,
+  onError: (error: ApiError) => void,
+): void {
+  if (Number(declaredLength ?? "0") > maxBodyBytes) onError(tooLarge());
+  else if (!body) onText("");
+  else readText(body, onText, onError);
+}
+
+function readText(body: Readable, onText: (text: string) => void, onError: (error: ApiError) => void) {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let isSettled = false;
+  const fail = (error: ApiError) => {
+    if (isSettled) return;
+    isSettled = true;
+    onError(error);
+  };
+  body.on("data", (chunk: Uint8Array) => {
+    // Past the limit the rest is dropped as it comes, until the connection closes.
+    if (size > maxBodyBytes) return;
+    size += chunk.byteLength;
+    if (size > maxBodyBytes) fail(tooLarge());
+    else chunks.push(chunk);
+  });
+  body.on("end", () => {
+    if (isSettled) return;
+    isSettled = true;
+    // One chunk (a heartbeat's whole body, as a rule) is decoded where it lies, not copied first.
+    const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+    onText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  });
+  // A client that hangs up before the end of its body gets no answer, but the reader must
+  // settle. "close" also comes after every complete body: no error is built for those.
+  const cutShort = () => fail(new ApiError(400, "request body cut short"));
+  body.on("error", cutShort);
+  body.on("close", () => {
+    if (!isSettled) cutShort();
   });
 }
 

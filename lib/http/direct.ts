@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { ApiError } from "../errors";
 import { answerOf, writeAnswer, writeErrorAnswer } from "./answer";
-import { findUnstorableText, parseJsonBody, readTextBody } from "./body";
+import { findUnstorableText, onTextBody, parseJsonBody } from "./body";
 import type { Operation } from "./operation";
 import { validate } from "./route";
 import { strictSourceOf } from "./source";
@@ -17,13 +17,14 @@ import { strictSourceOf } from "./source";
 export type DirectRoute<B extends z.ZodType> = {
   operation: Operation<{ kind: "public" }, undefined, undefined, B>;
   readBody: (body: unknown) => z.output<B> | undefined;
-  handle: (context: { body: z.output<B>; source: string }) => Promise<unknown>;
+  /** A value when it can answer at once (a steady heartbeat), a promise when it must wait. */
+  handle: (context: { body: z.output<B>; source: string }) => unknown;
 };
 
 type Served = {
   operation: Operation;
   readBody: (body: unknown) => unknown;
-  handle: (context: { body: unknown; source: string }) => Promise<unknown>;
+  handle: (context: { body: unknown; source: string }) => unknown;
 };
 
 export function directRoute<B extends z.ZodType>({ operation, readBody, handle }: DirectRoute<B>): Served {
@@ -45,9 +46,9 @@ export function directRoutes(routes: Served[]) {
 
 /**
  * Serves a direct route: the checks, statuses, error bodies and response schema of
- * lib/http/route.ts. One chain of promises rather than an async function: every promise on this
- * path, thousands a second, also runs the hooks of Next.js's AsyncLocalStorage, and the chain
- * makes the fewest (docs/performance.md). Every failure is answered here.
+ * lib/http/route.ts. Callbacks, and a promise only where the handler returns one: every promise
+ * on this path, thousands a second, also runs the hooks of Next.js's AsyncLocalStorage, and a
+ * steady heartbeat makes none (docs/performance.md). Every failure is answered here.
  */
 export function serveDirect(route: Served, request: IncomingMessage, response: ServerResponse): void {
   const fail = (error: unknown) => writeErrorAnswer(response, request, error);
@@ -57,10 +58,37 @@ export function serveDirect(route: Served, request: IncomingMessage, response: S
     fail(new ApiError(400, `${unstorable} in the URL`));
     return;
   }
-  readTextBody(request, request.headers["content-length"])
-    .then((text) =>
-      route.handle({ body: route.readBody(parseJsonBody(text)), source: strictSourceOf(request.headers) }),
-    )
-    .then((result) => writeAnswer(response, answerOf(route.operation, result)))
-    .catch(fail);
+  const answer = (result: unknown) => {
+    try {
+      writeAnswer(response, answerOf(route.operation, result));
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const handleText = (text: string) => {
+    let result: unknown;
+    try {
+      result = route.handle({ body: route.readBody(parseJsonBody(text)), source: strictSourceOf(request.headers) });
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (result instanceof Promise) result.then(answer, fail);
+    else answerSoon(() => answer(result));
+  };
+  onTextBody(request, request.headers["content-length"], handleText, fail);
+}
+
+const readyAnswers: (() => void)[] = [];
+
+/**
+ * Writes an answer ready at once after the event loop has read every request that is ready:
+ * answers written together cost the kernel fewer wakeups of the clients than one at a time.
+ */
+function answerSoon(write: () => void) {
+  if (readyAnswers.push(write) === 1) setImmediate(writeReadyAnswers);
+}
+
+function writeReadyAnswers() {
+  for (const write of readyAnswers.splice(0)) write();
 }

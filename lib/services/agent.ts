@@ -188,26 +188,52 @@ async function identifyDevice(db: Executor, input: AuthDeviceInput, uid: string,
   return keyOwner;
 }
 
+/** What an agent's call is answered: its device, a device token, and its namespace's name. */
+export type DeviceAuthentication = { uid: string; name: string; token: string; namespace: string };
+
 /**
  * An agent's call, every 30 seconds: the first registers the device (pending), every call is a
  * heartbeat (last_seen, online, remote address, info, the sessions it lists). Answers the
  * device's uid, a device token, its name and its namespace's name. A device token costs the
  * device's private key (docs/device-identity.md): only a proven call acts for a device beyond
- * pending, unless its namespace allows unsigned agents and its agent never signed.
+ * pending, unless its namespace allows unsigned agents and its agent never signed. A steady
+ * heartbeat (lib/services/heartbeats.ts) with its namespace and token in memory is answered
+ * without waiting: no promise, each of which costs the hooks of Next.js's AsyncLocalStorage.
  */
-export async function authenticateDevice(db: Db, input: AuthDeviceInput, source: string) {
+export function authenticateDevice(
+  db: Db,
+  input: AuthDeviceInput,
+  source: string,
+): DeviceAuthentication | Promise<DeviceAuthentication> {
   const bodyUid = deviceUidOf(input);
   const isProven = isProvenCall(input, bodyUid);
   const uid = (isProven && keyOwners.get(bodyUid)) || bodyUid;
   const tenantId = input.tenant_id;
   const beat = { uid, tenantId, remoteAddr: source, info: input.info, sessions: input.sessions, proven: isProven };
-  const name = await heartbeatWriter(db).record(beat);
-  const device = name === undefined ? await identifyDevice(db, input, bodyUid, source, isProven) : { uid, name };
-  // Read from memory without an await where it can be: each promise costs the heartbeat the
-  // hooks of Next.js's AsyncLocalStorage (docs/performance.md).
-  const namespace = recentNamespaceName(tenantId) ?? (await readNamespaceName(db, tenantId));
+  const recorded = heartbeatWriter(db).record(beat);
+  if (typeof recorded === "string") {
+    const namespace = recentNamespaceName(tenantId);
+    const token = recentDeviceToken(uid);
+    if (namespace !== undefined && token !== undefined) return { uid, name: recorded, token, namespace };
+  }
+  return answerRecorded(db, input, { bodyUid, uid, source, isProven }, recorded);
+}
+
+/** The rest of authenticateDevice, for a call whose heartbeat or answer needs the database. */
+async function answerRecorded(
+  db: Db,
+  input: AuthDeviceInput,
+  call: { bodyUid: string; uid: string; source: string; isProven: boolean },
+  recorded: string | Promise<string | undefined>,
+): Promise<DeviceAuthentication> {
+  const name = await recorded;
+  const device =
+    name === undefined
+      ? await identifyDevice(db, input, call.bodyUid, call.source, call.isProven)
+      : { uid: call.uid, name };
+  const namespace = recentNamespaceName(input.tenant_id) ?? (await readNamespaceName(db, input.tenant_id));
   if (namespace === undefined) throw notFound("namespace");
-  const token = recentDeviceToken(device.uid) ?? (await signedDeviceToken(device.uid, tenantId));
+  const token = recentDeviceToken(device.uid) ?? (await signedDeviceToken(device.uid, input.tenant_id));
   return { uid: device.uid, name: device.name, token, namespace };
 }
 

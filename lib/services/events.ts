@@ -10,6 +10,7 @@ import { log } from "../log";
 import { processSingleton } from "../process-state";
 import type { eventTypes } from "../schemas/events";
 import { enqueueWebhookEvents, type WebhookEvent } from "../webhooks/outbox";
+import { forgetSteadyDevices } from "./steady-devices";
 
 /**
  * The live events of a namespace (`GET /api/events`, docs/live-status.md): what changed on a
@@ -180,12 +181,20 @@ class EventWriter {
 }
 
 /**
+ * Changes after which a device's next heartbeat through this process goes to the database, for
+ * its answer to carry them (a new name; a removed device registers anew) and for a device taken
+ * offline to come back: a steady heartbeat is answered from memory (lib/services/steady-devices.ts).
+ */
+const changesDevice = new Set<EventType>(["device.offline", "device.status", "device.updated", "device.removed"]);
+
+/**
  * Announces changes to the namespaces' live streams. Never fails: a change that was made stays
  * made when its event cannot be written (logged). Resolves once the events are written, so
  * that a caller who awaits it answers only after its events are readable. Pass the database
  * handle, not a transaction: the write happens after the change committed.
  */
 export function publishEvents(db: Executor, batch: NewEvent[]): Promise<void> {
+  forgetSteadyDevices(batch.filter((event) => changesDevice.has(event.type)).map((event) => event.uid));
   const writers = processSingleton("event writers", () => new WeakMap<Executor, EventWriter>());
   let writer = writers.get(db);
   if (!writer) {

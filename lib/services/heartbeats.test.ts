@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { devicePresence } from "@/models/device-presence";
 import { devices } from "@/models/devices";
 import { events } from "@/models/events";
 import { sessions } from "@/models/sessions";
@@ -8,6 +9,7 @@ import { withTestDatabase } from "@/testing/database";
 import { insertDevice } from "@/testing/rows/devices";
 import { seedScope } from "@/testing/rows/namespaces";
 import type { Db } from "../db";
+import { markDeviceOffline } from "./agent";
 import { type Heartbeat, HeartbeatWriter } from "./heartbeats";
 
 let db: Db;
@@ -70,7 +72,7 @@ describe("heartbeat writer", () => {
     // While another transaction holds the device's row, the heartbeat's write cannot commit.
     await db.transaction(async (tx) => {
       await tx.execute(sql`select 1 from devices where uid = ${uid} for update`);
-      recorded = writer.record(beatOf(uid, scope.tenantId));
+      recorded = Promise.resolve(writer.record(beatOf(uid, scope.tenantId)));
       void recorded.then((name) => {
         answered = name;
       });
@@ -178,7 +180,8 @@ describe("heartbeat writer", () => {
     };
     await writer.record(beatOf(uid, scope.tenantId));
     const online = await versions();
-    await writer.record(beatOf(uid, scope.tenantId));
+    writer.record(beatOf(uid, scope.tenantId));
+    await writer.flush();
     const steady = await versions();
     expect(steady?.device).toBe(online?.device);
     expect(steady?.presence).not.toBe(online?.presence);
@@ -188,10 +191,39 @@ describe("heartbeat writer", () => {
     expect(await deviceRow(uid)).toMatchObject({ remoteAddr: "203.0.113.4", online: true });
   });
 
-  it("only stamps a steady heartbeat, and writes the whole heartbeat of a device gone offline, renamed elsewhere or given another address", async () => {
+  it("answers a steady heartbeat at once and stamps it a moment later, with the device's current name", async () => {
     const scope = await seedScope(db);
     const uid = await insertDevice(db, scope.tenantId);
-    const writer = new HeartbeatWriter(db);
+    const writer = new HeartbeatWriter(db, { stampEveryMs: 100, confirmedWithinMs: 60_000 });
+    const beat = beatOf(uid, scope.tenantId);
+    const lastSeen = async () =>
+      (await db.select().from(devicePresence).where(eq(devicePresence.uid, uid)))[0]?.lastSeen.getTime() ?? 0;
+
+    // The first heartbeat of a process goes through the database.
+    const name = (await deviceRow(uid))?.name;
+    const first = writer.record(beat);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(name);
+    const written = await lastSeen();
+    // The next is answered with the name itself, no promise; its stamp lands within 100 ms.
+    expect(writer.record(beat)).toBe(name);
+    expect(writer.totals).toEqual({ heartbeats: 2, statements: 1 });
+    await expect.poll(lastSeen).toBeGreaterThan(written);
+    expect(writer.totals).toEqual({ heartbeats: 2, statements: 2 });
+
+    // Renamed: the next stamp reads the new name, which the heartbeats after it answer.
+    await db.update(devices).set({ name: "renamed" }).where(eq(devices.uid, uid));
+    expect(writer.record(beat)).toBe(name);
+    await writer.flush();
+    expect(writer.record(beat)).toBe("renamed");
+    await writer.flush();
+  });
+
+  it("sends a device's heartbeat through the database again once a stamp finds it offline, deleted or at another address", async () => {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId);
+    // Stamps only when flushed: each step below counts its own statements.
+    const writer = new HeartbeatWriter(db, { stampEveryMs: 60_000, confirmedWithinMs: 60_000 });
     const beat = beatOf(uid, scope.tenantId);
     const announced = async () =>
       (await db.select().from(events).where(eq(events.tenantId, scope.tenantId))).map((row) => row.type);
@@ -200,34 +232,59 @@ describe("heartbeat writer", () => {
       const name = await writer.record(heartbeat);
       return { name, statements: writer.totals.statements - before };
     };
+    const steadyThenStamped = async () => {
+      expect(typeof writer.record(beat)).toBe("string");
+      await writer.flush();
+    };
 
-    expect(await statementsFor(beat)).toEqual({ name: (await deviceRow(uid))?.name, statements: 1 });
+    const name = (await deviceRow(uid))?.name;
+    expect(await statementsFor(beat)).toEqual({ name, statements: 1 });
     await expect.poll(announced).toEqual(["device.online"]);
-    // The steady heartbeat: one statement that reads the device's current name.
-    await db.update(devices).set({ name: "renamed" }).where(eq(devices.uid, uid));
-    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 1 });
 
-    // Taken offline since (the offline timer, another instance): the whole statement brings it back and says so.
+    // Taken offline by another instance (its offline timer, the agent's call through it): a stamp
+    // never brings a device back online, so the agent's last call before it stopped cannot either.
     await db.update(devices).set({ online: false }).where(eq(devices.uid, uid));
-    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 2 });
+    await steadyThenStamped();
+    expect(await deviceRow(uid)).toMatchObject({ online: false });
+    // The next heartbeat goes through the database, which brings the device back and says so.
+    expect(await statementsFor(beat)).toEqual({ name, statements: 1 });
     expect(await deviceRow(uid)).toMatchObject({ online: true });
     await expect.poll(announced).toEqual(["device.online", "device.online"]);
 
     // Another address written by another instance: the agent's own address is written back.
     await db.update(devices).set({ remoteAddr: "203.0.113.77" }).where(eq(devices.uid, uid));
-    expect(await statementsFor(beat)).toEqual({ name: "renamed", statements: 2 });
+    await steadyThenStamped();
+    expect(await statementsFor(beat)).toEqual({ name, statements: 1 });
     expect(await deviceRow(uid)).toMatchObject({ remoteAddr: beat.remoteAddr });
 
-    // New information from the agent is not steady: the whole statement writes it, and then the old again.
-    expect((await statementsFor({ ...beat, info: { ...info, version: "0.3.0" } })).statements).toBe(1);
+    // New information from the agent is not steady: written at once, and then the old again.
+    expect(await statementsFor({ ...beat, info: { ...info, version: "0.3.0" } })).toEqual({ name, statements: 1 });
     expect(await deviceRow(uid)).toMatchObject({ info: { ...info, version: "0.3.0" } });
-    expect((await statementsFor({ ...beat, info: { ...info, version: "0.3.0" } })).statements).toBe(1);
-    expect((await statementsFor(beat)).statements).toBe(1);
+    expect(await statementsFor(beat)).toEqual({ name, statements: 1 });
     expect(await deviceRow(uid)).toMatchObject({ info });
 
     // Deleted: no name, so the agent's call registers it anew.
     await db.delete(devices).where(eq(devices.uid, uid));
-    expect(await statementsFor(beat)).toEqual({ name: undefined, statements: 2 });
+    await steadyThenStamped();
+    expect(await statementsFor(beat)).toEqual({ name: undefined, statements: 1 });
+  });
+
+  it("is not steady for a device taken offline through this process, nor one the database has not shown online lately", async () => {
+    const scope = await seedScope(db);
+    const uid = await insertDevice(db, scope.tenantId);
+    const writer = new HeartbeatWriter(db, { stampEveryMs: 60_000, confirmedWithinMs: 60_000 });
+    const beat = beatOf(uid, scope.tenantId);
+    await writer.record(beat);
+    await markDeviceOffline(db, uid, null);
+    const back = writer.record(beat);
+    expect(back).toBeInstanceOf(Promise);
+    await back;
+    expect(await deviceRow(uid)).toMatchObject({ online: true });
+
+    // Confirmed online longer ago than allowed (here: any time ago): through the database each time.
+    const wary = new HeartbeatWriter(db, { stampEveryMs: 60_000, confirmedWithinMs: 0 });
+    await wary.record(beat);
+    expect(wary.record(beat)).toBeInstanceOf(Promise);
   });
 
   it("sets no indexed column, so that heartbeat updates can be HOT (no new index entries)", async () => {

@@ -1,10 +1,18 @@
 import { type SQL, sql } from "drizzle-orm";
 import { nextStep } from "../batch";
+import { getConfig } from "../config";
 import { type Db, executePrepared, prepared } from "../db";
 import { isDeadlock } from "../errors";
 import { log } from "../log";
-import { maxCachedDevices, processSingleton, setInCache } from "../process-state";
+import { processSingleton } from "../process-state";
 import { amongUids, announceOnline, type SeenDevice } from "./presence";
+import {
+  forgetAllSteadyDevices,
+  forgetSteadyDevices,
+  type SteadyDevice,
+  setSteadyDevice,
+  steadyDevice,
+} from "./steady-devices";
 
 export type Heartbeat = {
   uid: string;
@@ -66,12 +74,11 @@ const withSessions = heartbeatStatement(sql`, touched_sessions as (
   )`);
 
 /**
- * The statement of a batch's steady heartbeats, those that change nothing in the device's row: it
- * stamps `last_seen` of the devices still online and reads their name and address. A device it
- * does not find online (offline since, deleted), or whose address another writer changed, goes
- * through heartbeatStatement in the same write. About two-thirds of the whole statement's work
- * on the embedded database: no batch JSON, no check of who may act (the device's key was proven
- * when its row was written), no update of `devices` to plan (docs/performance.md).
+ * The statement of the steady heartbeats of the last moment (see HeartbeatWriter): it stamps
+ * `last_seen` of those devices still online and reads their name and address. A device it does
+ * not find online (offline since, deleted), or whose address another writer changed, is forgotten
+ * as steady: its next heartbeat goes through heartbeatStatement. No batch JSON, no check of who
+ * may act (the device's key was proven when its row was written), no update of `devices` to plan.
  */
 const stampStatement = prepared(sql`
   update device_presence set last_seen = now() from devices
@@ -80,9 +87,6 @@ const stampStatement = prepared(sql`
   returning device_presence.uid, devices.name, devices.remote_addr`);
 
 type StampedRow = { uid: string; name: string; remote_addr: string };
-
-/** What heartbeatStatement last wrote into a device's row for a call that proved its key. */
-type Written = { tenantId: string; remoteAddr: string; info: Record<string, string> };
 
 /** The same keys and values: checked for each steady heartbeat, so without an array of keys. */
 function isSameInfo(a: Record<string, string>, b: Record<string, string>): boolean {
@@ -97,14 +101,36 @@ function isSameInfo(a: Record<string, string>, b: Record<string, string>): boole
 
 type Waiting = { beat: Heartbeat; resolve: (name: string | undefined) => void; reject: (error: unknown) => void };
 
+export type HeartbeatTiming = {
+  /** How often the steady heartbeats of the last moment are stamped, in one statement. */
+  stampEveryMs: number;
+  /** How recently the database must have shown a device online for its heartbeat to be steady. */
+  confirmedWithinMs: number;
+};
+
+/** Stamps every second; a device steady for half the time after which silent devices go offline. */
+export const heartbeatTimingOf = (offlineSeconds: number): HeartbeatTiming => ({
+  stampEveryMs: 1_000,
+  confirmedWithinMs: (offlineSeconds * 1000) / 2,
+});
+
 const maxBatch = 5_000;
 const byUid = (a: Heartbeat, b: Heartbeat) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+
 /**
- * Group commit for agent heartbeats. Heartbeats that arrive while a write runs wait for the
- * next one, which writes them all in one statement (two when some are steady: stampStatement);
- * each is answered once the statement holding it has committed, so a crash never loses an
- * acknowledged heartbeat. With no backlog a
- * heartbeat is written at once: batching adds no delay, only fewer statements under load.
+ * Writes agent heartbeats, two ways.
+ *
+ * A steady heartbeat (its device online, its row holding what the heartbeat would write, the key
+ * proven, no sessions listed: nearly every one) is answered at once from memory, and its
+ * `last_seen` stamped within `stampEveryMs`, with every other steady heartbeat of that moment, in
+ * one statement (stampStatement). A crash loses at most that moment's stamps: the device's next
+ * heartbeat comes long before it could be taken for silent.
+ *
+ * Any other heartbeat (the first after a start, a device coming online, a new address, new
+ * information, a first proof, sessions listed) is group-committed: those that arrive while a write
+ * runs wait for the next one, which writes them all in one statement (heartbeatStatement), and
+ * each is answered once that statement has committed. With no backlog a heartbeat is written at
+ * once: batching adds no delay, only fewer statements under load.
  */
 export class HeartbeatWriter {
   private queue: Waiting[] = [];
@@ -113,42 +139,132 @@ export class HeartbeatWriter {
   // heartbeats at 64 connections on PostgreSQL: two smaller batches cost the server and the
   // database more than the overlap saved (docs/performance.md).
   private isWriting = false;
+  /** Steady heartbeats answered and not stamped yet, by device uid. */
+  private readonly stamps = new Map<string, Heartbeat>();
+  private stampTimer: NodeJS.Timeout | undefined;
+  private isStampTime = false;
   /** Totals since start, logged at shutdown: statements per heartbeat is what batching saves. */
   readonly totals = { heartbeats: 0, statements: 0 };
-  /** By device uid: what this writer last wrote into its row, so a heartbeat that repeats it only stamps. */
-  private readonly written = new Map<string, Written>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly timing: HeartbeatTiming = heartbeatTimingOf(getConfig().DEVICE_OFFLINE_SECONDS),
+  ) {}
 
   /**
-   * Records a heartbeat; resolves to the device's name, or undefined when there is no such device
-   * or the call may not act for it: an unproven call only for a device whose agent never proved
-   * its key, and only while it is pending or its namespace allows unsigned agents.
+   * Records a heartbeat and answers the device's name: at once for a steady heartbeat, otherwise
+   * once written, undefined when there is no such device or the call may not act for it (an
+   * unproven call only for a device whose agent never proved its key, and only while it is
+   * pending or its namespace allows unsigned agents).
    */
-  record(beat: Heartbeat): Promise<string | undefined> {
+  record(beat: Heartbeat): string | Promise<string | undefined> {
+    this.totals.heartbeats += 1;
+    const steady = this.steadyDeviceOf(beat);
+    if (steady) {
+      this.stamps.set(beat.uid, beat);
+      this.scheduleStamps();
+      return steady.name;
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
-      this.totals.heartbeats += 1;
       if (!this.isWriting) void this.drain();
     });
   }
 
+  /** Writes the stamps waiting now, and any write under way; for a server that stops. */
+  async flush(): Promise<void> {
+    this.isStampTime = this.stamps.size > 0;
+    if (!this.isWriting) await this.drain();
+    while (this.isWriting) await nextStep();
+  }
+
+  private steadyDeviceOf(beat: Heartbeat): SteadyDevice | undefined {
+    const steady = steadyDevice(beat.uid);
+    const isSteady =
+      steady !== undefined &&
+      beat.proven &&
+      beat.sessions.length === 0 &&
+      steady.tenantId === beat.tenantId &&
+      steady.remoteAddr === beat.remoteAddr &&
+      Date.now() - steady.confirmedAt < this.timing.confirmedWithinMs &&
+      isSameInfo(steady.info, beat.info);
+    return isSteady ? steady : undefined;
+  }
+
+  private scheduleStamps() {
+    if (this.stamps.size >= maxBatch) {
+      if (!this.isWriting) void this.drain();
+    } else if (!this.stampTimer) {
+      this.stampTimer = setTimeout(() => {
+        this.stampTimer = undefined;
+        this.isStampTime = true;
+        if (!this.isWriting) void this.drain();
+      }, this.timing.stampEveryMs).unref();
+    }
+  }
+
+  private areStampsDue(): boolean {
+    return this.stamps.size >= maxBatch || (this.isStampTime && this.stamps.size > 0);
+  }
+
   private async drain() {
     this.isWriting = true;
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.areStampsDue()) {
       // Let the requests read in the same step of the event loop reach the queue, so that a batch
       // after a pause holds them all rather than the first alone.
       await nextStep();
-      const batch = this.queue.splice(0, maxBatch);
-      try {
-        const names = await this.writeRetryingDeadlocks(batch.map((waiting) => waiting.beat));
-        for (const waiting of batch) waiting.resolve(names.get(waiting.beat.uid));
-      } catch (error) {
-        log.warn("heartbeat write failed", { error: String(error), heartbeats: batch.length });
-        for (const waiting of batch) waiting.reject(error);
-      }
+      // Due stamps go first: once a second at most, while a storm's heartbeats could fill every write.
+      if (this.areStampsDue()) await this.writeStamps();
+      else await this.writeQueued();
     }
     this.isWriting = false;
+  }
+
+  private async writeQueued() {
+    const batch = this.queue.splice(0, maxBatch);
+    try {
+      const beats = batch.map((waiting) => waiting.beat).sort(byUid);
+      const names = await this.retryingDeadlocks(beats.length, () => this.writeWhole(beats));
+      for (const waiting of batch) waiting.resolve(names.get(waiting.beat.uid));
+    } catch (error) {
+      log.warn("heartbeat write failed", { error: String(error), heartbeats: batch.length });
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+
+  /**
+   * Stamps the steady heartbeats waiting (up to a batch), and keeps as steady the devices it finds
+   * online at the same address, with their current name. When the write fails (the database away)
+   * the stamps are lost and every device is forgotten as steady: heartbeats go through the
+   * database again, and are answered as it answers them (503 while it is away).
+   */
+  private async writeStamps() {
+    const beats: Heartbeat[] = [];
+    for (const [uid, beat] of this.stamps) {
+      if (beats.length === maxBatch) break;
+      beats.push(beat);
+      this.stamps.delete(uid);
+    }
+    this.isStampTime = this.stamps.size > 0 && this.isStampTime;
+    beats.sort(byUid);
+    try {
+      const uids = beats.map((beat) => beat.uid);
+      const stamped = await this.retryingDeadlocks(beats.length, () => {
+        this.totals.statements += 1;
+        return executePrepared<StampedRow>(this.db, stampStatement, { uids });
+      });
+      const rows = new Map(stamped.map((row) => [row.uid, row]));
+      const now = Date.now();
+      for (const beat of beats) {
+        const row = rows.get(beat.uid);
+        const steady = steadyDevice(beat.uid);
+        if (!row || row.remote_addr !== beat.remoteAddr) forgetSteadyDevices([beat.uid]);
+        else if (steady) setSteadyDevice(beat.uid, { ...steady, name: row.name, confirmedAt: now });
+      }
+    } catch (error) {
+      log.warn("heartbeat stamps failed", { error: String(error), heartbeats: beats.length });
+      forgetAllSteadyDevices();
+    }
   }
 
   /**
@@ -157,61 +273,18 @@ export class HeartbeatWriter {
    * lock the rows they share crosswise. A deadlock with other work on the same rows (which PostgreSQL
    * breaks by aborting one statement) costs a retry, not the batch's heartbeats.
    */
-  private async writeRetryingDeadlocks(beats: Heartbeat[]): Promise<Map<string, string>> {
-    const sorted = beats.toSorted(byUid);
+  private async retryingDeadlocks<T>(heartbeats: number, write: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.write(sorted);
+        return await write();
       } catch (error) {
         if (!isDeadlock(error) || attempt === 3) throw error;
-        log.info("heartbeat write retried after a deadlock", { heartbeats: beats.length, attempt });
+        log.info("heartbeat write retried after a deadlock", { heartbeats, attempt });
       }
     }
   }
 
-  /**
-   * The batch's steady heartbeats (stampStatement), then the others and those the stamp did not
-   * take (heartbeatStatement). `beats` are in uid order, and so is each statement's part.
-   */
-  private async write(beats: Heartbeat[]): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    const steady: Heartbeat[] = [];
-    let whole: Heartbeat[] = [];
-    for (const beat of beats) (this.isSteady(beat) ? steady : whole).push(beat);
-    if (steady.length > 0) {
-      this.totals.statements += 1;
-      const stamped = await executePrepared<StampedRow>(this.db, stampStatement, {
-        uids: steady.map((beat) => beat.uid),
-      });
-      const rows = new Map(stamped.map((row) => [row.uid, row]));
-      const untaken: Heartbeat[] = [];
-      for (const beat of steady) {
-        const row = rows.get(beat.uid);
-        if (row && row.remote_addr === beat.remoteAddr) names.set(beat.uid, row.name);
-        else untaken.push(beat);
-      }
-      if (untaken.length > 0) whole = [...whole, ...untaken].sort(byUid);
-    }
-    if (whole.length > 0) {
-      for (const [uid, name] of await this.writeWhole(whole)) names.set(uid, name);
-    }
-    return names;
-  }
-
-  /** Whether a heartbeat would write into the device's row only what this writer wrote there last. */
-  private isSteady(beat: Heartbeat): boolean {
-    const written = this.written.get(beat.uid);
-    return (
-      written !== undefined &&
-      beat.proven &&
-      beat.sessions.length === 0 &&
-      written.tenantId === beat.tenantId &&
-      written.remoteAddr === beat.remoteAddr &&
-      isSameInfo(written.info, beat.info)
-    );
-  }
-
-  /** One prepared statement (heartbeatStatement) for the heartbeats. */
+  /** One prepared statement (heartbeatStatement) for the heartbeats, in uid order. */
   private async writeWhole(beats: Heartbeat[]): Promise<Map<string, string>> {
     const listsSessions = beats.some((beat) => beat.sessions.length > 0);
     const rows = beats.map((beat) => ({
@@ -234,12 +307,14 @@ export class HeartbeatWriter {
       void announceOnline(this.db, cameOnline, "heartbeat");
     }
     const names = new Map(updated.map((row) => [row.uid, row.name]));
+    const now = Date.now();
     for (const beat of beats) {
-      if (beat.proven && names.has(beat.uid)) {
-        const written = { tenantId: beat.tenantId, remoteAddr: beat.remoteAddr, info: beat.info };
-        setInCache(this.written, beat.uid, written, maxCachedDevices);
+      const name = names.get(beat.uid);
+      if (beat.proven && name !== undefined) {
+        const { tenantId, remoteAddr, info } = beat;
+        setSteadyDevice(beat.uid, { tenantId, remoteAddr, info, name, confirmedAt: now });
       } else {
-        this.written.delete(beat.uid);
+        forgetSteadyDevices([beat.uid]);
       }
     }
     return names;

@@ -13,6 +13,7 @@ import type { FilterItem } from "../schemas/list-filter";
 import { audited } from "./audit";
 import { type FilterField, filterToSql } from "./list-filter";
 import { namespaceBillings } from "./plan-limit";
+import { forgetSteadyNamespace } from "./steady-devices";
 
 const filterFields: Record<string, FilterField> = {
   name: { column: namespaces.name, type: "text" },
@@ -178,6 +179,7 @@ export async function deleteNamespace(db: Executor, scope: Scope) {
     },
     (deleted) => ({ target: { type: "namespace", id: scope.tenantId }, details: { name: deleted?.name } }),
   );
+  forgetSteadyNamespace(scope.tenantId);
 }
 
 export async function getSessionRecord(db: Executor, scope: Scope): Promise<boolean> {
