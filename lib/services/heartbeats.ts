@@ -109,13 +109,13 @@ export type HeartbeatTiming = {
 };
 
 /** Stamps every second; a device steady for half the time after which silent devices go offline. */
-export const heartbeatTimingOf = (offlineSeconds: number): HeartbeatTiming => ({
+const heartbeatTimingOf = (offlineSeconds: number): HeartbeatTiming => ({
   stampEveryMs: 1_000,
   confirmedWithinMs: (offlineSeconds * 1000) / 2,
 });
 
 const maxBatch = 5_000;
-const byUid = (a: Heartbeat, b: Heartbeat) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+const byUid = (a: { uid: string }, b: { uid: string }) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
 
 /**
  * Writes agent heartbeats, two ways.
@@ -139,8 +139,12 @@ export class HeartbeatWriter {
   // heartbeats at 64 connections on PostgreSQL: two smaller batches cost the server and the
   // database more than the overlap saved (docs/performance.md).
   private isWriting = false;
-  /** Steady heartbeats answered and not stamped yet, by device uid. */
-  private readonly stamps = new Map<string, Heartbeat>();
+  /**
+   * The devices of the steady heartbeats answered and not stamped yet: their long-lived entries,
+   * not the heartbeats, which then die young (kept for a second, they had the collector move
+   * thousands a second to the old generation).
+   */
+  private readonly stamps = new Set<SteadyDevice>();
   private stampTimer: NodeJS.Timeout | undefined;
   private isStampTime = false;
   /** Totals since start, logged at shutdown: statements per heartbeat is what batching saves. */
@@ -161,7 +165,7 @@ export class HeartbeatWriter {
     this.totals.heartbeats += 1;
     const steady = this.steadyDeviceOf(beat);
     if (steady) {
-      this.stamps.set(beat.uid, beat);
+      this.stamps.add(steady);
       this.scheduleStamps();
       return steady.name;
     }
@@ -239,30 +243,35 @@ export class HeartbeatWriter {
    * database again, and are answered as it answers them (503 while it is away).
    */
   private async writeStamps() {
-    const beats: Heartbeat[] = [];
-    for (const [uid, beat] of this.stamps) {
-      if (beats.length === maxBatch) break;
-      beats.push(beat);
-      this.stamps.delete(uid);
+    const devices: SteadyDevice[] = [];
+    for (const device of this.stamps) {
+      if (devices.length === maxBatch) break;
+      devices.push(device);
+      this.stamps.delete(device);
     }
     this.isStampTime = this.stamps.size > 0 && this.isStampTime;
-    beats.sort(byUid);
+    devices.sort(byUid);
     try {
-      const uids = beats.map((beat) => beat.uid);
-      const stamped = await this.retryingDeadlocks(beats.length, () => {
+      const uids = devices.map((device) => device.uid);
+      const stamped = await this.retryingDeadlocks(devices.length, () => {
         this.totals.statements += 1;
         return executePrepared<StampedRow>(this.db, stampStatement, { uids });
       });
       const rows = new Map(stamped.map((row) => [row.uid, row]));
       const now = Date.now();
-      for (const beat of beats) {
-        const row = rows.get(beat.uid);
-        const steady = steadyDevice(beat.uid);
-        if (!row || row.remote_addr !== beat.remoteAddr) forgetSteadyDevices([beat.uid]);
-        else if (steady) setSteadyDevice(beat.uid, { ...steady, name: row.name, confirmedAt: now });
+      for (const device of devices) {
+        // Forgotten or written anew since: what took its place stands.
+        if (steadyDevice(device.uid) !== device) continue;
+        const row = rows.get(device.uid);
+        if (!row || row.remote_addr !== device.remoteAddr) {
+          forgetSteadyDevices([device.uid]);
+        } else {
+          device.name = row.name;
+          device.confirmedAt = now;
+        }
       }
     } catch (error) {
-      log.warn("heartbeat stamps failed", { error: String(error), heartbeats: beats.length });
+      log.warn("heartbeat stamps failed", { error: String(error), heartbeats: devices.length });
       forgetAllSteadyDevices();
     }
   }
@@ -311,8 +320,8 @@ export class HeartbeatWriter {
     for (const beat of beats) {
       const name = names.get(beat.uid);
       if (beat.proven && name !== undefined) {
-        const { tenantId, remoteAddr, info } = beat;
-        setSteadyDevice(beat.uid, { tenantId, remoteAddr, info, name, confirmedAt: now });
+        const { uid, tenantId, remoteAddr, info } = beat;
+        setSteadyDevice({ uid, tenantId, remoteAddr, info, name, confirmedAt: now });
       } else {
         forgetSteadyDevices([beat.uid]);
       }

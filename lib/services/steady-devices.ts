@@ -6,9 +6,11 @@ import { maxCachedDevices, processSingleton, setInCache } from "../process-state
  * A heartbeat that repeats them is steady: it is answered from here and stamped a moment later.
  */
 export type SteadyDevice = {
-  tenantId: string;
-  remoteAddr: string;
-  info: Record<string, string>;
+  readonly uid: string;
+  readonly tenantId: string;
+  readonly remoteAddr: string;
+  readonly info: Record<string, string>;
+  /** Its name when the database last showed it; a stamp sets both in place (no new object to collect). */
   name: string;
   /** When the database last showed the device online with these values (ms since the epoch). */
   confirmedAt: number;
@@ -18,8 +20,8 @@ const steadyDevices = processSingleton("steady devices", () => new Map<string, S
 
 export const steadyDevice = (uid: string): SteadyDevice | undefined => steadyDevices.get(uid);
 
-export function setSteadyDevice(uid: string, device: SteadyDevice): void {
-  setInCache(steadyDevices, uid, device, maxCachedDevices);
+export function setSteadyDevice(device: SteadyDevice): void {
+  setInCache(steadyDevices, device.uid, device, maxCachedDevices);
 }
 
 /**
