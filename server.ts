@@ -236,7 +236,7 @@ async function main() {
       await sessionsEnded;
       // The steady heartbeats answered in the last second get their stamps.
       const writer = heartbeatWriter(database.db);
-      await writer.flush().catch((error: unknown) => log.warn("heartbeat stamps failed", { error: errorText(error) }));
+      await writer.flush();
       log.info("heartbeat totals", writer.totals);
       hub().stop();
       await listening?.close();

@@ -59,6 +59,11 @@ async function readNamespaceName(db: Executor, tenantId: string): Promise<string
   return row?.name;
 }
 
+/** A deleted namespace: its devices' next calls read that it is gone (404), not its name from memory. */
+export function forgetNamespaceName(tenantId: string): void {
+  namespaceNames.delete(tenantId);
+}
+
 /** Tokens last a day; an agent calling every 30 s reuses one for an hour instead of signing anew. */
 function recentDeviceToken(uid: string): string | undefined {
   const cached = deviceTokens.get(uid);

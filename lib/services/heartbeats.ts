@@ -139,6 +139,8 @@ export class HeartbeatWriter {
   // heartbeats at 64 connections on PostgreSQL: two smaller batches cost the server and the
   // database more than the overlap saved (docs/performance.md).
   private isWriting = false;
+  /** The write loop under way, or the last one. */
+  private drained: Promise<void> = Promise.resolve();
   /**
    * The devices of the steady heartbeats answered and not stamped yet: their long-lived entries,
    * not the heartbeats, which then die young (kept for a second, they had the collector move
@@ -171,15 +173,15 @@ export class HeartbeatWriter {
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ beat, resolve, reject });
-      if (!this.isWriting) void this.drain();
+      this.startDrain();
     });
   }
 
   /** Writes the stamps waiting now, and any write under way; for a server that stops. */
   async flush(): Promise<void> {
     this.isStampTime = this.stamps.size > 0;
-    if (!this.isWriting) await this.drain();
-    while (this.isWriting) await nextStep();
+    this.startDrain();
+    await this.drained;
   }
 
   private steadyDeviceOf(beat: Heartbeat): SteadyDevice | undefined {
@@ -197,12 +199,12 @@ export class HeartbeatWriter {
 
   private scheduleStamps() {
     if (this.stamps.size >= maxBatch) {
-      if (!this.isWriting) void this.drain();
+      this.startDrain();
     } else if (!this.stampTimer) {
       this.stampTimer = setTimeout(() => {
         this.stampTimer = undefined;
         this.isStampTime = true;
-        if (!this.isWriting) void this.drain();
+        this.startDrain();
       }, this.timing.stampEveryMs).unref();
     }
   }
@@ -211,6 +213,12 @@ export class HeartbeatWriter {
     return this.stamps.size >= maxBatch || (this.isStampTime && this.stamps.size > 0);
   }
 
+  /** Starts the write loop unless it runs: a running loop takes what is queued or due meanwhile. */
+  private startDrain() {
+    if (!this.isWriting) this.drained = this.drain();
+  }
+
+  /** Never fails: each write answers its own failure. */
   private async drain() {
     this.isWriting = true;
     while (this.queue.length > 0 || this.areStampsDue()) {

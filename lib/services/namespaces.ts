@@ -10,10 +10,10 @@ import { conflict, isUniqueViolation, notFound } from "../errors";
 import { paged } from "../results";
 import type { Pagination } from "../schemas/common";
 import type { FilterItem } from "../schemas/list-filter";
+import { forgetNamespaceName } from "./agent";
 import { audited } from "./audit";
 import { type FilterField, filterToSql } from "./list-filter";
 import { namespaceBillings } from "./plan-limit";
-import { forgetSteadyNamespace } from "./steady-devices";
 
 const filterFields: Record<string, FilterField> = {
   name: { column: namespaces.name, type: "text" },
@@ -179,7 +179,7 @@ export async function deleteNamespace(db: Executor, scope: Scope) {
     },
     (deleted) => ({ target: { type: "namespace", id: scope.tenantId }, details: { name: deleted?.name } }),
   );
-  forgetSteadyNamespace(scope.tenantId);
+  forgetNamespaceName(scope.tenantId);
 }
 
 export async function getSessionRecord(db: Executor, scope: Scope): Promise<boolean> {

@@ -33,11 +33,6 @@ export function forgetSteadyDevices(uids: Iterable<string>): void {
   for (const uid of uids) steadyDevices.delete(uid);
 }
 
-/** A deleted namespace's devices: their next heartbeat is refused (404), not answered from memory. */
-export function forgetSteadyNamespace(tenantId: string): void {
-  for (const [uid, device] of steadyDevices) if (device.tenantId === tenantId) steadyDevices.delete(uid);
-}
-
 export function forgetAllSteadyDevices(): void {
   steadyDevices.clear();
 }
