@@ -17,9 +17,11 @@ const throttleMs = 2_000;
 
 /**
  * Invalidations of one key at most every 2 s: a burst of events costs one refetch at once and
- * one at the end of the window, so the last event of a burst is never lost.
+ * one at the end of the window, so the last event of a burst is never lost. A fetch in flight is
+ * cancelled first: its answer may predate the event, and react-query would otherwise keep it
+ * (it joins a query's first fetch rather than fetching again).
  */
-function throttledInvalidator(queryClient: QueryClient) {
+export function throttledInvalidator(queryClient: QueryClient) {
   const windows = new Map<string, { trailing: boolean }>();
   const invalidate = (key: QueryKey) => {
     const id = JSON.stringify(key);
@@ -28,7 +30,7 @@ function throttledInvalidator(queryClient: QueryClient) {
       open.trailing = true;
       return;
     }
-    void queryClient.invalidateQueries({ queryKey: key });
+    void queryClient.cancelQueries({ queryKey: key }).then(() => queryClient.invalidateQueries({ queryKey: key }));
     const window = { trailing: false };
     windows.set(id, window);
     setTimeout(() => {
